@@ -1,0 +1,332 @@
+//! The client-library half of a session: what a ZooKeeper client library does
+//! between the application and its one connection.
+//!
+//! A [`Client`] numbers requests (xids), remembers the ones in flight and the
+//! ones issued while disconnected, keeps the watches it registered, and the
+//! zxid of the last reply. It turns what arrives on the connection into what the
+//! application sees ([`Delivery`]): replies, watch events and session events.
+//!
+//! The rules it keeps (`ZK_SEMANTICS.md` section 3):
+//! - on connection loss, every in-flight and queued request completes with
+//!   `CONNECTIONLOSS`, then `Disconnected` is delivered; session events go to
+//!   every watcher and consume no watch;
+//! - requests issued while disconnected are queued and sent on reconnect;
+//! - on reconnect it re-sends its watches with the last zxid it saw
+//!   (`SetWatches`) and delivers `SyncConnected`, then the catch-up events;
+//! - on reconnect after the server expired the session: `Expired` first, then
+//!   `SESSIONEXPIRED` for every queued request; the handle is dead;
+//! - a request the server received is applied even when its reply is lost: the
+//!   client cannot tell, and reports `CONNECTIONLOSS` either way.
+//!
+//! Like the store it is a pure value: the connection itself (the two FIFO links)
+//! belongs to whoever drives it, such as [`crate::net::Net`].
+
+use std::collections::{BTreeSet, VecDeque};
+
+use crate::store::{
+    ErrorCode, EventType, Op, OpResult, Path, Response, SessionId, SetWatches, WatchEvent, Zxid,
+};
+
+/// A request id, unique within one client.
+pub type Xid = u32;
+
+/// The state of a session's connection, as the client library sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ConnState {
+    Connected,
+    /// The connection dropped; the session may still be alive on the server.
+    Disconnected,
+    /// The server expired the session (learnt on reconnect); the handle is dead.
+    Expired,
+    /// The application closed the session.
+    Closed,
+}
+
+/// A session event (`KeeperState`), delivered to every watcher, consuming none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SessionEvent {
+    SyncConnected,
+    Disconnected,
+    Expired,
+    Closed,
+}
+
+/// A request on its way to the server.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Request {
+    pub xid: Xid,
+    pub op: Op,
+}
+
+/// What the server sends on a connection, in order.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ServerMessage {
+    Reply {
+        xid: Xid,
+        zxid: Zxid,
+        result: OpResult,
+    },
+    Notification(WatchEvent),
+}
+
+/// What the client library hands the application.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Delivery {
+    /// The end of request `xid`, with the request itself so that the
+    /// application can tell its replies apart without keeping a table.
+    Reply {
+        xid: Xid,
+        op: Op,
+        result: OpResult,
+    },
+    Watch(WatchEvent),
+    Session(SessionEvent),
+}
+
+/// What became of a request the application issued.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Submitted {
+    /// Connected: put this on the connection.
+    Send(Request),
+    /// Disconnected: held until the connection comes back (or fails).
+    Queued(Xid),
+    /// The session is expired or closed: the request fails at once.
+    Refused(Delivery),
+}
+
+/// The watches a client registered, in the three tables the Java client keeps.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Watches {
+    /// getData, and exists on a node that existed.
+    pub data: BTreeSet<Path>,
+    /// exists on a node that did not exist.
+    pub exist: BTreeSet<Path>,
+    /// getChildren.
+    pub child: BTreeSet<Path>,
+}
+
+impl Watches {
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty() && self.exist.is_empty() && self.child.is_empty()
+    }
+
+    /// Removes the watches an event fires, as the client's `materialize` does,
+    /// and says whether any did.
+    fn fire(&mut self, event: &WatchEvent) -> bool {
+        let path = &event.path;
+        match event.kind {
+            EventType::NodeCreated | EventType::NodeDataChanged => {
+                let data = self.data.remove(path);
+                self.exist.remove(path) | data
+            }
+            EventType::NodeChildrenChanged => self.child.remove(path),
+            EventType::NodeDeleted => {
+                let data = self.data.remove(path);
+                let exist = self.exist.remove(path);
+                self.child.remove(path) | data | exist
+            }
+        }
+    }
+
+    /// Registers the watch a successful read asked for.
+    fn register(&mut self, op: &Op, result: &OpResult) {
+        match (op, result) {
+            (Op::Exists { path, watch: true }, Ok(Response::Exists(Some(_))))
+            | (Op::GetData { path, watch: true }, Ok(Response::Data { .. })) => {
+                self.data.insert(path.clone());
+            }
+            (Op::Exists { path, watch: true }, Ok(Response::Exists(None))) => {
+                self.exist.insert(path.clone());
+            }
+            (Op::GetChildren { path, watch: true }, Ok(Response::Children { .. })) => {
+                self.child.insert(path.clone());
+            }
+            _ => {}
+        }
+    }
+}
+
+/// One session's client library.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Client {
+    session: SessionId,
+    state: ConnState,
+    next_xid: Xid,
+    /// Sent on the current connection and not yet answered, oldest first.
+    in_flight: VecDeque<Request>,
+    /// Issued while disconnected, oldest first.
+    queued: VecDeque<Request>,
+    watches: Watches,
+    /// The zxid of the last reply received (`SetWatches` sends it).
+    last_zxid: Zxid,
+}
+
+impl Client {
+    /// The client of a session the server has just opened.
+    pub fn new(session: SessionId) -> Client {
+        Client {
+            session,
+            state: ConnState::Connected,
+            next_xid: 1,
+            in_flight: VecDeque::new(),
+            queued: VecDeque::new(),
+            watches: Watches::default(),
+            last_zxid: 0,
+        }
+    }
+
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
+    pub fn state(&self) -> ConnState {
+        self.state
+    }
+
+    pub fn last_zxid(&self) -> Zxid {
+        self.last_zxid
+    }
+
+    pub fn watches(&self) -> &Watches {
+        &self.watches
+    }
+
+    /// Requests sent on the current connection and not yet answered.
+    pub fn in_flight(&self) -> impl ExactSizeIterator<Item = &Request> {
+        self.in_flight.iter()
+    }
+
+    /// Requests issued while disconnected.
+    pub fn queued(&self) -> impl ExactSizeIterator<Item = &Request> {
+        self.queued.iter()
+    }
+
+    /// The application issues a request.
+    pub fn submit(&mut self, op: Op) -> Submitted {
+        let xid = self.next_xid;
+        self.next_xid += 1;
+        let request = Request { xid, op };
+        match self.state {
+            ConnState::Connected => {
+                self.in_flight.push_back(request.clone());
+                Submitted::Send(request)
+            }
+            ConnState::Disconnected => {
+                self.queued.push_back(request);
+                Submitted::Queued(xid)
+            }
+            ConnState::Expired | ConnState::Closed => Submitted::Refused(Delivery::Reply {
+                xid,
+                op: request.op,
+                result: Err(ErrorCode::SessionExpired),
+            }),
+        }
+    }
+
+    /// A message arrives on the connection.
+    ///
+    /// # Panics
+    /// On a reply that answers no request in flight, or not the oldest one: the
+    /// connection is FIFO, so that is a bug in whoever drives the client.
+    pub fn receive(&mut self, message: ServerMessage) -> Vec<Delivery> {
+        match message {
+            ServerMessage::Notification(event) => {
+                if self.watches.fire(&event) {
+                    vec![Delivery::Watch(event)]
+                } else {
+                    Vec::new()
+                }
+            }
+            ServerMessage::Reply { xid, zxid, result } => {
+                let request = self
+                    .in_flight
+                    .pop_front()
+                    .expect("a reply arrived with no request in flight");
+                assert_eq!(request.xid, xid, "replies arrive in request order");
+                self.last_zxid = self.last_zxid.max(zxid);
+                self.watches.register(&request.op, &result);
+                let closed = matches!(result, Ok(Response::Closed));
+                let mut deliveries = vec![Delivery::Reply {
+                    xid,
+                    op: request.op,
+                    result,
+                }];
+                if closed {
+                    self.state = ConnState::Closed;
+                    self.watches = Watches::default();
+                    deliveries.push(Delivery::Session(SessionEvent::Closed));
+                }
+                deliveries
+            }
+        }
+    }
+
+    /// The connection drops, or a reconnect attempt fails: every request in
+    /// flight or queued ends with `CONNECTIONLOSS`, then (the first time only,
+    /// since the client never repeats the state it last reported) `Disconnected`.
+    /// Watches stay registered on the client, to be re-sent on reconnect.
+    pub fn connection_lost(&mut self) -> Vec<Delivery> {
+        let was_connected = self.state == ConnState::Connected;
+        if was_connected {
+            self.state = ConnState::Disconnected;
+        }
+        let mut deliveries = fail_all(&mut self.in_flight, ErrorCode::ConnectionLoss);
+        deliveries.extend(fail_all(&mut self.queued, ErrorCode::ConnectionLoss));
+        if was_connected {
+            deliveries.push(Delivery::Session(SessionEvent::Disconnected));
+        }
+        deliveries
+    }
+
+    /// What the client sends first on a new connection: its watches and the
+    /// last zxid it saw.
+    pub fn set_watches(&self) -> SetWatches {
+        SetWatches {
+            relative_zxid: self.last_zxid,
+            data: self.watches.data.iter().cloned().collect(),
+            exist: self.watches.exist.iter().cloned().collect(),
+            child: self.watches.child.iter().cloned().collect(),
+        }
+    }
+
+    /// The session is re-established. `catch_up` is what the server answered to
+    /// [`Client::set_watches`]. Delivers `SyncConnected`, then the catch-up
+    /// events; answers the queued requests, now sent, in order.
+    pub fn reconnected(&mut self, catch_up: Vec<WatchEvent>) -> (Vec<Delivery>, Vec<Request>) {
+        assert_eq!(
+            self.state,
+            ConnState::Disconnected,
+            "only a disconnected client reconnects"
+        );
+        self.state = ConnState::Connected;
+        let mut deliveries = vec![Delivery::Session(SessionEvent::SyncConnected)];
+        for event in catch_up {
+            deliveries.extend(self.receive(ServerMessage::Notification(event)));
+        }
+        let sent: Vec<Request> = self.queued.drain(..).collect();
+        self.in_flight.extend(sent.iter().cloned());
+        (deliveries, sent)
+    }
+
+    /// A reconnect finds the session expired: `Expired` first, then
+    /// `SESSIONEXPIRED` for every queued request. The handle is dead.
+    pub fn expired(&mut self) -> Vec<Delivery> {
+        self.state = ConnState::Expired;
+        self.watches = Watches::default();
+        let mut deliveries = vec![Delivery::Session(SessionEvent::Expired)];
+        deliveries.extend(fail_all(&mut self.in_flight, ErrorCode::SessionExpired));
+        deliveries.extend(fail_all(&mut self.queued, ErrorCode::SessionExpired));
+        deliveries
+    }
+}
+
+fn fail_all(requests: &mut VecDeque<Request>, code: ErrorCode) -> Vec<Delivery> {
+    requests
+        .drain(..)
+        .map(|request| Delivery::Reply {
+            xid: request.xid,
+            op: request.op,
+            result: Err(code),
+        })
+        .collect()
+}

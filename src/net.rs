@@ -1,0 +1,196 @@
+//! One server, its clients, and the FIFO connection between each client and the
+//! server: everything below the recipes, driven one explicit step at a time.
+//!
+//! Every step is a method, so a test (or the model checker) says exactly which
+//! message moves when. Nothing moves on its own:
+//!
+//! - [`Net::submit`]: a client issues a request (sent, queued, or refused);
+//! - [`Net::serve`]: the server takes a client's oldest request off the link,
+//!   queues the notifications it fired on each watcher's link, then the reply
+//!   (notifications first: "watch before data");
+//! - [`Net::deliver`]: a client takes the next message off its link;
+//! - [`Net::disconnect`]: a connection drops, after the server received (and
+//!   applied) the first `applied` requests in flight, whose replies are lost;
+//! - [`Net::reconnect`]: a disconnected client reconnects (SetWatches), or
+//!   learns that its session expired;
+//! - [`Net::expire`]: the server expires a session;
+//! - [`Net::open_session`]: a client starts over with a new session.
+
+use std::collections::VecDeque;
+
+use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
+use crate::store::{Notification, Op, SessionId, Store, StoreConfig};
+
+/// Index of a client in a [`Net`].
+pub type ClientId = usize;
+
+/// The two directions of one client's connection.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Link {
+    /// Requests sent and not yet received by the server, oldest first.
+    pub up: VecDeque<Request>,
+    /// Replies and notifications the server sent and the client has not read.
+    pub down: VecDeque<ServerMessage>,
+}
+
+/// The server, its clients and their connections.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Net {
+    pub store: Store,
+    pub clients: Vec<Client>,
+    pub links: Vec<Link>,
+}
+
+impl Net {
+    /// A fresh server with `clients` connected clients, each with its own session.
+    pub fn new(config: StoreConfig, clients: usize) -> Net {
+        let mut net = Net {
+            store: Store::new(config),
+            clients: Vec::with_capacity(clients),
+            links: Vec::with_capacity(clients),
+        };
+        for _ in 0..clients {
+            let session = net.store.open_session();
+            net.clients.push(Client::new(session));
+            net.links.push(Link::default());
+        }
+        net
+    }
+
+    pub fn client(&self, id: ClientId) -> &Client {
+        &self.clients[id]
+    }
+
+    pub fn session(&self, id: ClientId) -> SessionId {
+        self.clients[id].session()
+    }
+
+    /// Client `id` issues a request. A refused request (dead session) comes back
+    /// at once as a delivery.
+    pub fn submit(&mut self, id: ClientId, op: Op) -> Vec<Delivery> {
+        match self.clients[id].submit(op) {
+            Submitted::Send(request) => {
+                self.links[id].up.push_back(request);
+                Vec::new()
+            }
+            Submitted::Queued(_) => Vec::new(),
+            Submitted::Refused(delivery) => vec![delivery],
+        }
+    }
+
+    /// The server serves client `id`'s oldest request, if there is one.
+    pub fn serve(&mut self, id: ClientId) -> bool {
+        let Some(request) = self.links[id].up.pop_front() else {
+            return false;
+        };
+        let applied = self.store.apply(self.session(id), &request.op);
+        self.route(applied.notifications);
+        self.links[id].down.push_back(ServerMessage::Reply {
+            xid: request.xid,
+            zxid: applied.zxid,
+            result: applied.result,
+        });
+        true
+    }
+
+    /// Client `id` reads the next message on its connection.
+    pub fn deliver(&mut self, id: ClientId) -> Vec<Delivery> {
+        match self.links[id].down.pop_front() {
+            Some(message) => self.clients[id].receive(message),
+            None => Vec::new(),
+        }
+    }
+
+    /// Serves and delivers everything in flight until nothing moves, clients in
+    /// index order. Returns each client's deliveries.
+    pub fn settle(&mut self) -> Vec<Vec<Delivery>> {
+        let mut deliveries = vec![Vec::new(); self.clients.len()];
+        loop {
+            let mut moved = false;
+            for id in 0..self.clients.len() {
+                while self.serve(id) {
+                    moved = true;
+                }
+            }
+            for (id, out) in deliveries.iter_mut().enumerate() {
+                while !self.links[id].down.is_empty() {
+                    out.extend(self.deliver(id));
+                    moved = true;
+                }
+            }
+            if !moved {
+                return deliveries;
+            }
+        }
+    }
+
+    /// Client `id`'s connection drops after the server received its first
+    /// `applied` requests in flight: those are applied (and fire their watches
+    /// for other sessions), their replies are lost, and the rest never arrive.
+    /// Everything the client had not read is lost too. The client sees
+    /// `CONNECTIONLOSS` for every request, then `Disconnected`.
+    ///
+    /// On a client already disconnected this is a failed reconnect attempt: its
+    /// queued requests end with `CONNECTIONLOSS`.
+    pub fn disconnect(&mut self, id: ClientId, applied: usize) -> Vec<Delivery> {
+        let session = self.session(id);
+        let received = applied.min(self.links[id].up.len());
+        for request in self.links[id].up.drain(..received).collect::<Vec<_>>() {
+            let applied = self.store.apply(session, &request.op);
+            self.route(applied.notifications);
+        }
+        self.links[id] = Link::default();
+        self.store.disconnect(session);
+        self.clients[id].connection_lost()
+    }
+
+    /// Disconnected client `id` reaches the server again: SetWatches and the
+    /// queued requests if its session lives, `Expired` if it does not.
+    pub fn reconnect(&mut self, id: ClientId) -> Vec<Delivery> {
+        let client = &mut self.clients[id];
+        assert_eq!(client.state(), ConnState::Disconnected);
+        match self
+            .store
+            .reconnect(client.session(), &client.set_watches())
+        {
+            Ok(catch_up) => {
+                let (deliveries, sent) = client.reconnected(catch_up);
+                self.links[id].up.extend(sent);
+                deliveries
+            }
+            Err(_) => client.expired(),
+        }
+    }
+
+    /// The server expires client `id`'s session. The client hears of it only
+    /// when it next reconnects.
+    pub fn expire(&mut self, id: ClientId) {
+        let notifications = self.store.expire(self.session(id));
+        self.route(notifications);
+    }
+
+    /// Client `id` starts over (a restarted process) with a new session and no
+    /// memory. Whatever was on its old connection is gone.
+    pub fn open_session(&mut self, id: ClientId) {
+        let session = self.store.open_session();
+        self.clients[id] = Client::new(session);
+        self.links[id] = Link::default();
+    }
+
+    /// Queues each notification on the link of the client whose session it is
+    /// for. The server has watches only for connected sessions, so such a
+    /// client is connected.
+    fn route(&mut self, notifications: Vec<Notification>) {
+        for notification in notifications {
+            if let Some(id) = self
+                .clients
+                .iter()
+                .position(|client| client.session() == notification.session)
+            {
+                self.links[id]
+                    .down
+                    .push_back(ServerMessage::Notification(notification.event));
+            }
+        }
+    }
+}

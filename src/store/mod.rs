@@ -1,0 +1,691 @@
+//! The simulated ZooKeeper server: one standalone server, as `ZK_SEMANTICS.md`
+//! describes it.
+//!
+//! A [`Store`] is a value. Requests go in through [`Store::apply`], which answers
+//! the reply and the watch notifications the request fired, in the order the
+//! server queues them. Session lifecycle is [`Store::open_session`],
+//! [`Store::expire`], and the `closeSession` request ([`Op::Close`]); a connection
+//! comes and goes with [`Store::disconnect`] and [`Store::reconnect`] (SetWatches).
+//!
+//! It is pure: no clock, no randomness, no IO, no hash-map order. Everything the
+//! checker stores is in ordered collections behind an `Arc`, so a clone is a few
+//! reference-count increments and two equal stores hash equally.
+//!
+//! Not modelled: ACLs and setACL (every node is open, `aversion` stays 0),
+//! container and TTL nodes, quotas, persistent and recursive watches (3.6+),
+//! the 1 MiB request limit, and an ensemble (followers, stale reads, leader
+//! change). One server totally orders every request, so `sync` is a no-op.
+
+pub mod path;
+pub mod proto;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+pub use path::{Path, PathError};
+pub use proto::*;
+
+/// Settings of the simulated server: the few places where a model wants to
+/// differ from the real defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StoreConfig {
+    /// Width in bits of each parent's create counter, whose value names
+    /// sequential children. The server's is a Java `int` (32): after
+    /// 2147483647 comes `-2147483648`. A model with a width of 3 reaches the
+    /// same signed overflow after 3 creates (`0000000003` then `-000000004`).
+    pub sequence_bits: u32,
+    /// The order `getChildren` answers in.
+    pub child_order: ChildOrder,
+}
+
+impl Default for StoreConfig {
+    fn default() -> StoreConfig {
+        StoreConfig {
+            sequence_bits: 32,
+            child_order: ChildOrder::Hashed,
+        }
+    }
+}
+
+/// The order of `getChildren` names. The server's is a hash set's order, fixed
+/// for a given set of names but not sorted; a recipe must sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ChildOrder {
+    /// By a fixed hash of the name (FNV-1a), as a hash set would: deterministic,
+    /// independent of history, and unsorted for most sets of names.
+    Hashed,
+    /// Descending by name: never sorted once there are two children, so a
+    /// recipe that forgets to sort is caught at once.
+    Reversed,
+}
+
+/// A znode's stored state. Its Stat is derived by [`Store::stat`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Znode {
+    data: Data,
+    czxid: Zxid,
+    mzxid: Zxid,
+    pzxid: Zxid,
+    version: i32,
+    /// The counter the server stores as `cversion`: one per child create, never
+    /// moved by deletes, reset when the node is recreated. Sequential children
+    /// are named after it; clients see `2 * child_creates - numChildren`.
+    child_creates: i32,
+    ephemeral_owner: SessionId,
+}
+
+impl Znode {
+    fn new(data: Data, zxid: Zxid, ephemeral_owner: SessionId) -> Znode {
+        Znode {
+            data,
+            czxid: zxid,
+            mzxid: zxid,
+            pzxid: zxid,
+            version: 0,
+            child_creates: 0,
+            ephemeral_owner,
+        }
+    }
+}
+
+/// What the server sends back for one request: the reply (with the zxid its
+/// header carries) and the notifications the request fired, which are queued to
+/// their connections before the reply ("watch before data").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Applied {
+    /// The zxid in the reply header: the request's own for a write, the last
+    /// processed one for a read.
+    pub zxid: Zxid,
+    pub result: OpResult,
+    pub notifications: Vec<Notification>,
+}
+
+/// The watches a client re-registers when it reconnects (`SetWatches`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SetWatches {
+    /// The zxid of the last reply the client received.
+    pub relative_zxid: Zxid,
+    /// getData watches and exists watches on nodes that existed.
+    pub data: Vec<Path>,
+    /// exists watches on nodes that did not exist.
+    pub exist: Vec<Path>,
+    pub child: Vec<Path>,
+}
+
+/// The paths whose delete the server refuses with `BADARGUMENTS`.
+const SPECIAL_PATHS: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
+
+/// The simulated server.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Store {
+    config: StoreConfig,
+    /// The last zxid used.
+    zxid: Zxid,
+    last_session: SessionId,
+    sessions: BTreeSet<SessionId>,
+    nodes: Arc<BTreeMap<Path, Znode>>,
+    /// Watches from getData and exists (the server keeps both in one table).
+    data_watches: Arc<BTreeSet<(Path, SessionId)>>,
+    child_watches: Arc<BTreeSet<(Path, SessionId)>>,
+}
+
+impl Default for Store {
+    fn default() -> Store {
+        Store::new(StoreConfig::default())
+    }
+}
+
+impl Store {
+    /// A fresh server: zxid 0 and the tree `/`, `/zookeeper`,
+    /// `/zookeeper/quota`, `/zookeeper/config`.
+    pub fn new(config: StoreConfig) -> Store {
+        assert!(
+            (2..=32).contains(&config.sequence_bits),
+            "sequence_bits must be 2 to 32"
+        );
+        let nodes = SPECIAL_PATHS
+            .iter()
+            .map(|&path| (Path::new(path), Znode::new(None, 0, 0)))
+            .collect();
+        Store {
+            config,
+            zxid: 0,
+            last_session: 0,
+            sessions: BTreeSet::new(),
+            nodes: Arc::new(nodes),
+            data_watches: Arc::default(),
+            child_watches: Arc::default(),
+        }
+    }
+
+    pub fn config(&self) -> StoreConfig {
+        self.config
+    }
+
+    /// The last zxid the server used.
+    pub fn zxid(&self) -> Zxid {
+        self.zxid
+    }
+
+    /// Whether the session is open (not closed, not expired).
+    pub fn is_alive(&self, session: SessionId) -> bool {
+        self.sessions.contains(&session)
+    }
+
+    pub fn exists(&self, path: &Path) -> bool {
+        self.nodes.contains_key(path)
+    }
+
+    /// The Stat a client would read for `path`.
+    pub fn stat(&self, path: &Path) -> Option<Stat> {
+        let node = self.nodes.get(path)?;
+        let num_children = self.children_of(path).count() as i32;
+        Some(Stat {
+            czxid: node.czxid,
+            mzxid: node.mzxid,
+            pzxid: node.pzxid,
+            ctime: node.czxid,
+            mtime: node.mzxid,
+            version: node.version,
+            cversion: node
+                .child_creates
+                .wrapping_mul(2)
+                .wrapping_sub(num_children),
+            aversion: 0,
+            ephemeral_owner: node.ephemeral_owner,
+            data_length: node.data.as_ref().map_or(0, |d| d.len() as i32),
+            num_children,
+        })
+    }
+
+    /// The data of `path`, if it exists.
+    pub fn data(&self, path: &Path) -> Option<&Data> {
+        self.nodes.get(path).map(|node| &node.data)
+    }
+
+    /// Every znode path, sorted.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.nodes.keys()
+    }
+
+    /// The names of a node's children in the order `getChildren` answers.
+    pub fn children(&self, path: &Path) -> Vec<Arc<str>> {
+        let mut names: Vec<Arc<str>> = self
+            .children_of(path)
+            .map(|child| Arc::from(child.name()))
+            .collect();
+        match self.config.child_order {
+            ChildOrder::Hashed => names.sort_by_key(|name| (fnv1a(name.as_bytes()), name.clone())),
+            ChildOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
+        }
+        names
+    }
+
+    /// The ephemerals a session owns, sorted by path.
+    pub fn ephemerals(&self, session: SessionId) -> Vec<Path> {
+        self.nodes
+            .iter()
+            .filter(|(_, node)| node.ephemeral_owner == session)
+            .map(|(path, _)| path.clone())
+            .collect()
+    }
+
+    /// Whether `session` has a watch on `path` in the data table (getData, exists)
+    /// or, with `child`, in the child table.
+    pub fn has_watch(&self, session: SessionId, path: &Path, child: bool) -> bool {
+        let table = if child {
+            &self.child_watches
+        } else {
+            &self.data_watches
+        };
+        table.contains(&(path.clone(), session))
+    }
+
+    /// Opens a session; `createSession` is a transaction and uses a zxid.
+    pub fn open_session(&mut self) -> SessionId {
+        self.zxid += 1;
+        self.last_session += 1;
+        self.sessions.insert(self.last_session);
+        self.last_session
+    }
+
+    /// The server expires a session: one transaction deletes all its ephemerals,
+    /// each deletion firing exactly as a delete does, and its connection (with
+    /// its watches) is gone. Expiring a session that is not open does nothing.
+    pub fn expire(&mut self, session: SessionId) -> Vec<Notification> {
+        if !self.is_alive(session) {
+            return Vec::new();
+        }
+        self.zxid += 1;
+        let mut fired = Vec::new();
+        self.end_session(session, self.zxid, &mut fired);
+        fired
+    }
+
+    /// The connection of a live session drops: the server forgets the watches
+    /// registered over it. The session itself lives on until it expires.
+    pub fn disconnect(&mut self, session: SessionId) {
+        remove_session_watches(&mut self.data_watches, session);
+        remove_session_watches(&mut self.child_watches, session);
+    }
+
+    /// A client reconnects and re-sends its watches. For each, the server either
+    /// answers an event at once (the change the client missed) or re-arms it:
+    ///
+    /// | watch | node absent   | changed since `relative_zxid`     | otherwise |
+    /// |-------|---------------|-----------------------------------|-----------|
+    /// | data  | NodeDeleted   | NodeDataChanged (mzxid)           | re-armed  |
+    /// | exist | re-armed      | NodeCreated (node present at all) |           |
+    /// | child | NodeDeleted   | NodeChildrenChanged (pzxid)       | re-armed  |
+    ///
+    /// `SESSIONEXPIRED` when the session has expired meanwhile.
+    pub fn reconnect(
+        &mut self,
+        session: SessionId,
+        watches: &SetWatches,
+    ) -> Result<Vec<WatchEvent>, ErrorCode> {
+        if !self.is_alive(session) {
+            return Err(ErrorCode::SessionExpired);
+        }
+        let relative = watches.relative_zxid;
+        let mut events = Vec::new();
+        for path in &watches.data {
+            match self.nodes.get(path) {
+                None => events.push(event(EventType::NodeDeleted, path)),
+                Some(node) if node.mzxid > relative => {
+                    events.push(event(EventType::NodeDataChanged, path))
+                }
+                Some(_) => add_watch(&mut self.data_watches, path, session),
+            }
+        }
+        for path in &watches.exist {
+            if self.exists(path) {
+                events.push(event(EventType::NodeCreated, path));
+            } else {
+                add_watch(&mut self.data_watches, path, session);
+            }
+        }
+        for path in &watches.child {
+            match self.nodes.get(path) {
+                None => events.push(event(EventType::NodeDeleted, path)),
+                Some(node) if node.pzxid > relative => {
+                    events.push(event(EventType::NodeChildrenChanged, path))
+                }
+                Some(_) => add_watch(&mut self.child_watches, path, session),
+            }
+        }
+        Ok(events)
+    }
+
+    /// Serves one request of `session`, in the server's total order.
+    pub fn apply(&mut self, session: SessionId, op: &Op) -> Applied {
+        let mut notifications = Vec::new();
+        // Every write takes its zxid before any check, so a failed write (even
+        // one refused for its session) uses one too.
+        if op.is_write() {
+            self.zxid += 1;
+        }
+        let result = if self.is_alive(session) {
+            self.serve(session, op, &mut notifications)
+        } else {
+            Err(ErrorCode::SessionExpired)
+        };
+        Applied {
+            zxid: self.zxid,
+            result,
+            notifications,
+        }
+    }
+
+    fn serve(&mut self, session: SessionId, op: &Op, fired: &mut Vec<Notification>) -> OpResult {
+        let zxid = self.zxid;
+        match op {
+            Op::Create { path, data, mode } => {
+                let path = self.create(session, path, data, *mode, zxid, fired)?;
+                let stat = self.stat(&path).expect("the node was just created");
+                Ok(Response::Created { path, stat })
+            }
+            Op::Delete { path, version } => {
+                self.delete(path, *version, zxid, fired)?;
+                Ok(Response::Deleted)
+            }
+            Op::SetData {
+                path,
+                data,
+                version,
+            } => {
+                let stat = self.set_data(path, data, *version, zxid, fired)?;
+                Ok(Response::SetData { stat })
+            }
+            Op::Multi(ops) => Ok(Response::Multi(self.multi(session, ops, zxid, fired))),
+            Op::Close => {
+                self.end_session(session, zxid, fired);
+                Ok(Response::Closed)
+            }
+            Op::Exists { path, watch } => {
+                valid(path)?;
+                // The server registers the watch before it looks the node up, so
+                // an exists on a missing node leaves a watch for its creation.
+                if *watch {
+                    add_watch(&mut self.data_watches, path, session);
+                }
+                Ok(Response::Exists(self.stat(path)))
+            }
+            Op::GetData { path, watch } => {
+                valid(path)?;
+                let node = self.nodes.get(path).ok_or(ErrorCode::NoNode)?;
+                let data = node.data.clone();
+                if *watch {
+                    add_watch(&mut self.data_watches, path, session);
+                }
+                let stat = self.stat(path).expect("the node exists");
+                Ok(Response::Data { data, stat })
+            }
+            Op::GetChildren { path, watch } => {
+                valid(path)?;
+                let stat = self.stat(path).ok_or(ErrorCode::NoNode)?;
+                if *watch {
+                    add_watch(&mut self.child_watches, path, session);
+                }
+                Ok(Response::Children {
+                    names: self.children(path),
+                    stat,
+                })
+            }
+            Op::Sync { path } => {
+                valid(path)?;
+                Ok(Response::Synced { path: path.clone() })
+            }
+        }
+    }
+
+    /// `create`, in the server's check order: path, parent, name (with the
+    /// sequence suffix), NODEEXISTS, then NOCHILDRENFOREPHEMERALS.
+    fn create(
+        &mut self,
+        session: SessionId,
+        path: &Path,
+        data: &Data,
+        mode: CreateMode,
+        zxid: Zxid,
+        fired: &mut Vec<Notification>,
+    ) -> Result<Path, ErrorCode> {
+        path::validate(path.as_str(), mode.is_sequential()).map_err(|_| ErrorCode::BadArguments)?;
+        // The server splits at the last slash; for `/` the parent is the root itself.
+        let (parent_path, prefix) = path.split().unwrap_or((Path::root(), ""));
+        let parent = self.nodes.get(&parent_path).ok_or(ErrorCode::NoNode)?;
+        let created = if mode.is_sequential() {
+            parent_path.child(&format!("{prefix}{:010}", parent.child_creates))
+        } else {
+            path.clone()
+        };
+        if self.nodes.contains_key(&created) {
+            return Err(ErrorCode::NodeExists);
+        }
+        if parent.ephemeral_owner != 0 {
+            return Err(ErrorCode::NoChildrenForEphemerals);
+        }
+        let next = self.next_child_create(parent.child_creates);
+        let owner = if mode.is_ephemeral() { session } else { 0 };
+        let nodes = Arc::make_mut(&mut self.nodes);
+        let parent = nodes.get_mut(&parent_path).expect("checked above");
+        parent.child_creates = next;
+        parent.pzxid = zxid;
+        nodes.insert(created.clone(), Znode::new(data.clone(), zxid, owner));
+        self.fire(Table::Data, &created, EventType::NodeCreated, fired);
+        self.fire(
+            Table::Child,
+            &parent_path,
+            EventType::NodeChildrenChanged,
+            fired,
+        );
+        Ok(created)
+    }
+
+    /// `delete`: special path, parent, node, BADVERSION, then NOTEMPTY.
+    fn delete(
+        &mut self,
+        path: &Path,
+        version: i32,
+        zxid: Zxid,
+        fired: &mut Vec<Notification>,
+    ) -> Result<(), ErrorCode> {
+        valid(path)?;
+        if SPECIAL_PATHS.contains(&path.as_str()) {
+            return Err(ErrorCode::BadArguments);
+        }
+        let parent_path = path
+            .parent()
+            .expect("a valid path other than / has a parent");
+        if !self.exists(&parent_path) {
+            return Err(ErrorCode::NoNode);
+        }
+        let node = self.nodes.get(path).ok_or(ErrorCode::NoNode)?;
+        check_version(node.version, version)?;
+        if self.children_of(path).next().is_some() {
+            return Err(ErrorCode::NotEmpty);
+        }
+        self.remove(path, zxid, fired);
+        Ok(())
+    }
+
+    /// Removes a node that may be removed, and fires what a delete fires:
+    /// NodeDeleted once per session to the node's data and child watchers, then
+    /// NodeChildrenChanged to the parent's child watchers.
+    fn remove(&mut self, path: &Path, zxid: Zxid, fired: &mut Vec<Notification>) {
+        let parent_path = path.parent().expect("only the root has no parent");
+        let nodes = Arc::make_mut(&mut self.nodes);
+        nodes.remove(path);
+        nodes
+            .get_mut(&parent_path)
+            .expect("a node's parent exists")
+            .pzxid = zxid;
+        let first = fired.len();
+        self.fire(Table::Data, path, EventType::NodeDeleted, fired);
+        let notified: Vec<SessionId> = fired[first..].iter().map(|n| n.session).collect();
+        for session in take_watches(&mut self.child_watches, path) {
+            if !notified.contains(&session) {
+                fired.push(Notification {
+                    session,
+                    event: event(EventType::NodeDeleted, path),
+                });
+            }
+        }
+        self.fire(
+            Table::Child,
+            &parent_path,
+            EventType::NodeChildrenChanged,
+            fired,
+        );
+    }
+
+    fn set_data(
+        &mut self,
+        path: &Path,
+        data: &Data,
+        version: i32,
+        zxid: Zxid,
+        fired: &mut Vec<Notification>,
+    ) -> Result<Stat, ErrorCode> {
+        valid(path)?;
+        let node = self.nodes.get(path).ok_or(ErrorCode::NoNode)?;
+        check_version(node.version, version)?;
+        let node = Arc::make_mut(&mut self.nodes)
+            .get_mut(path)
+            .expect("checked above");
+        node.data = data.clone();
+        node.version = node.version.wrapping_add(1);
+        node.mzxid = zxid;
+        self.fire(Table::Data, path, EventType::NodeDataChanged, fired);
+        Ok(self.stat(path).expect("the node exists"))
+    }
+
+    fn check(&self, path: &Path, version: i32) -> Result<(), ErrorCode> {
+        valid(path)?;
+        let node = self.nodes.get(path).ok_or(ErrorCode::NoNode)?;
+        check_version(node.version, version)
+    }
+
+    /// A multi: every op checked against the state as changed by the ops before
+    /// it, all sharing one zxid. On success each op fires as if alone (a watch
+    /// fired by one op is gone for the next); on failure nothing is applied and
+    /// nothing fires.
+    fn multi(
+        &mut self,
+        session: SessionId,
+        ops: &[MultiOp],
+        zxid: Zxid,
+        fired: &mut Vec<Notification>,
+    ) -> MultiOutcome {
+        let mut draft = self.clone();
+        let mut draft_fired = Vec::new();
+        let mut results = Vec::with_capacity(ops.len());
+        for (index, op) in ops.iter().enumerate() {
+            let result = match op {
+                MultiOp::Create { path, data, mode } => draft
+                    .create(session, path, data, *mode, zxid, &mut draft_fired)
+                    .map(|path| MultiResult::Created { path }),
+                MultiOp::Delete { path, version } => draft
+                    .delete(path, *version, zxid, &mut draft_fired)
+                    .map(|()| MultiResult::Deleted),
+                MultiOp::SetData {
+                    path,
+                    data,
+                    version,
+                } => draft
+                    .set_data(path, data, *version, zxid, &mut draft_fired)
+                    .map(|stat| MultiResult::SetData { stat }),
+                MultiOp::Check { path, version } => {
+                    draft.check(path, *version).map(|()| MultiResult::Checked)
+                }
+            };
+            match result {
+                Ok(result) => results.push(result),
+                Err(code) => {
+                    return MultiOutcome::Aborted {
+                        ops: ops.len(),
+                        failed_at: index,
+                        code,
+                    }
+                }
+            }
+        }
+        *self = draft;
+        fired.extend(draft_fired);
+        MultiOutcome::Committed(results)
+    }
+
+    /// Ends a session (close or expiry) at `zxid`: deletes its ephemerals in path
+    /// order, each firing as a delete, then forgets the session and its watches.
+    fn end_session(&mut self, session: SessionId, zxid: Zxid, fired: &mut Vec<Notification>) {
+        for path in self.ephemerals(session) {
+            self.remove(&path, zxid, fired);
+        }
+        self.sessions.remove(&session);
+        self.disconnect(session);
+    }
+
+    /// The next value of a create counter, wrapping at the configured width the
+    /// way a Java `int` wraps at 32 bits.
+    fn next_child_create(&self, counter: i32) -> i32 {
+        let bits = self.config.sequence_bits;
+        let max = ((1i64 << (bits - 1)) - 1) as i32;
+        let min = (-(1i64 << (bits - 1))) as i32;
+        if counter == max {
+            min
+        } else {
+            counter + 1
+        }
+    }
+
+    /// The paths of a node's direct children, sorted.
+    fn children_of<'a>(&'a self, path: &Path) -> impl Iterator<Item = &'a Path> + 'a {
+        let prefix = if path.is_root() {
+            String::from("/")
+        } else {
+            format!("{}/", path.as_str())
+        };
+        let start = Path::new(&prefix);
+        // Descendants sort right after `prefix`; keep the direct children.
+        self.nodes
+            .range(start..)
+            .map_while(move |(child, _)| {
+                let rest = child.as_str().strip_prefix(prefix.as_str())?;
+                Some((child, !rest.is_empty() && !rest.contains('/')))
+            })
+            .filter_map(|(child, direct)| direct.then_some(child))
+    }
+
+    /// Fires and removes every watch on `path` in one table.
+    fn fire(&mut self, table: Table, path: &Path, kind: EventType, fired: &mut Vec<Notification>) {
+        let watches = match table {
+            Table::Data => &mut self.data_watches,
+            Table::Child => &mut self.child_watches,
+        };
+        for session in take_watches(watches, path) {
+            fired.push(Notification {
+                session,
+                event: event(kind, path),
+            });
+        }
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Table {
+    Data,
+    Child,
+}
+
+fn event(kind: EventType, path: &Path) -> WatchEvent {
+    WatchEvent {
+        kind,
+        path: path.clone(),
+    }
+}
+
+fn valid(path: &Path) -> Result<(), ErrorCode> {
+    path::validate(path.as_str(), false).map_err(|_| ErrorCode::BadArguments)
+}
+
+fn check_version(current: i32, expected: i32) -> Result<(), ErrorCode> {
+    if expected != ANY_VERSION && expected != current {
+        Err(ErrorCode::BadVersion)
+    } else {
+        Ok(())
+    }
+}
+
+/// The server keeps at most one watch per (connection, path, table), so adding
+/// one twice is the same as adding it once.
+fn add_watch(table: &mut Arc<BTreeSet<(Path, SessionId)>>, path: &Path, session: SessionId) {
+    let key = (path.clone(), session);
+    if !table.contains(&key) {
+        Arc::make_mut(table).insert(key);
+    }
+}
+
+fn take_watches(table: &mut Arc<BTreeSet<(Path, SessionId)>>, path: &Path) -> Vec<SessionId> {
+    let range = (path.clone(), SessionId::MIN)..=(path.clone(), SessionId::MAX);
+    let sessions: Vec<SessionId> = table.range(range).map(|(_, session)| *session).collect();
+    if !sessions.is_empty() {
+        let table = Arc::make_mut(table);
+        for session in &sessions {
+            table.remove(&(path.clone(), *session));
+        }
+    }
+    sessions
+}
+
+fn remove_session_watches(table: &mut Arc<BTreeSet<(Path, SessionId)>>, session: SessionId) {
+    if table.iter().any(|(_, s)| *s == session) {
+        Arc::make_mut(table).retain(|(_, s)| *s != session);
+    }
+}
+
+/// 64-bit FNV-1a: a fixed hash, so the child order is the same on every machine.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}

@@ -1,0 +1,337 @@
+//! The vocabulary between a client and the server: requests, their results, error
+//! codes, Stat and watch events, named as ZooKeeper names them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use super::path::Path;
+
+/// A transaction id. Standalone servers count them up by one per transaction.
+pub type Zxid = i64;
+
+/// A session, as the server numbers them. `0` is "no session" in `ephemeralOwner`.
+pub type SessionId = i64;
+
+/// Bytes of a znode, or null (null stays null: `getData` answers null).
+pub type Data = Option<Arc<[u8]>>;
+
+/// Makes znode data from bytes.
+pub fn data(bytes: &[u8]) -> Data {
+    Some(Arc::from(bytes))
+}
+
+/// The error codes a request can end with (`KeeperException.Code`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ErrorCode {
+    /// `-2`: a multi op after the failing one.
+    RuntimeInconsistency,
+    /// `-4`: the connection dropped before the reply arrived; the request may or
+    /// may not have been applied.
+    ConnectionLoss,
+    /// `-8`: a bad path, or a delete of one of the special paths.
+    BadArguments,
+    /// `-101`
+    NoNode,
+    /// `-103`
+    BadVersion,
+    /// `-108`
+    NoChildrenForEphemerals,
+    /// `-110`
+    NodeExists,
+    /// `-111`
+    NotEmpty,
+    /// `-112`
+    SessionExpired,
+}
+
+impl ErrorCode {
+    /// The number the server sends.
+    pub fn code(self) -> i32 {
+        match self {
+            ErrorCode::RuntimeInconsistency => -2,
+            ErrorCode::ConnectionLoss => -4,
+            ErrorCode::BadArguments => -8,
+            ErrorCode::NoNode => -101,
+            ErrorCode::BadVersion => -103,
+            ErrorCode::NoChildrenForEphemerals => -108,
+            ErrorCode::NodeExists => -110,
+            ErrorCode::NotEmpty => -111,
+            ErrorCode::SessionExpired => -112,
+        }
+    }
+
+    /// The server's name for the code.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorCode::RuntimeInconsistency => "RUNTIMEINCONSISTENCY",
+            ErrorCode::ConnectionLoss => "CONNECTIONLOSS",
+            ErrorCode::BadArguments => "BADARGUMENTS",
+            ErrorCode::NoNode => "NONODE",
+            ErrorCode::BadVersion => "BADVERSION",
+            ErrorCode::NoChildrenForEphemerals => "NOCHILDRENFOREPHEMERALS",
+            ErrorCode::NodeExists => "NODEEXISTS",
+            ErrorCode::NotEmpty => "NOTEMPTY",
+            ErrorCode::SessionExpired => "SESSIONEXPIRED",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.name(), self.code())
+    }
+}
+
+/// How a znode is created. Containers and TTL nodes are not modelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CreateMode {
+    Persistent,
+    Ephemeral,
+    PersistentSequential,
+    EphemeralSequential,
+}
+
+impl CreateMode {
+    pub const ALL: [CreateMode; 4] = [
+        CreateMode::Persistent,
+        CreateMode::Ephemeral,
+        CreateMode::PersistentSequential,
+        CreateMode::EphemeralSequential,
+    ];
+
+    pub fn is_ephemeral(self) -> bool {
+        matches!(
+            self,
+            CreateMode::Ephemeral | CreateMode::EphemeralSequential
+        )
+    }
+
+    pub fn is_sequential(self) -> bool {
+        matches!(
+            self,
+            CreateMode::PersistentSequential | CreateMode::EphemeralSequential
+        )
+    }
+}
+
+/// `-1`: the version that matches any version in delete, setData and check.
+pub const ANY_VERSION: i32 = -1;
+
+/// A znode's Stat as clients see it. Times are logical: a node's `ctime` is its
+/// `czxid` and its `mtime` its `mzxid`, so they order exactly as the real ones do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Stat {
+    pub czxid: Zxid,
+    pub mzxid: Zxid,
+    pub pzxid: Zxid,
+    pub ctime: i64,
+    pub mtime: i64,
+    pub version: i32,
+    /// Child creates plus child deletes, as `DataNode.copyStat` reports it.
+    pub cversion: i32,
+    pub aversion: i32,
+    pub ephemeral_owner: SessionId,
+    pub data_length: i32,
+    pub num_children: i32,
+}
+
+/// One operation inside a multi.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MultiOp {
+    Create {
+        path: Path,
+        data: Data,
+        mode: CreateMode,
+    },
+    Delete {
+        path: Path,
+        version: i32,
+    },
+    SetData {
+        path: Path,
+        data: Data,
+        version: i32,
+    },
+    Check {
+        path: Path,
+        version: i32,
+    },
+}
+
+/// A request a session sends.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Op {
+    /// `create2`: answers the actual path and the new node's Stat.
+    Create {
+        path: Path,
+        data: Data,
+        mode: CreateMode,
+    },
+    Delete {
+        path: Path,
+        version: i32,
+    },
+    Exists {
+        path: Path,
+        watch: bool,
+    },
+    GetData {
+        path: Path,
+        watch: bool,
+    },
+    SetData {
+        path: Path,
+        data: Data,
+        version: i32,
+    },
+    /// `getChildren2`: answers the names and the parent's Stat.
+    GetChildren {
+        path: Path,
+        watch: bool,
+    },
+    Sync {
+        path: Path,
+    },
+    Multi(Vec<MultiOp>),
+    /// `closeSession`: deletes the session's ephemerals and ends it.
+    Close,
+}
+
+impl Op {
+    /// Whether the server turns this request into a transaction (and so uses a zxid,
+    /// successful or not).
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self,
+            Op::Create { .. } | Op::Delete { .. } | Op::SetData { .. } | Op::Multi(_) | Op::Close
+        )
+    }
+
+    /// The path a request is about, for traces and for a watch it sets.
+    pub fn path(&self) -> Option<&Path> {
+        match self {
+            Op::Create { path, .. }
+            | Op::Delete { path, .. }
+            | Op::Exists { path, .. }
+            | Op::GetData { path, .. }
+            | Op::SetData { path, .. }
+            | Op::GetChildren { path, .. }
+            | Op::Sync { path } => Some(path),
+            Op::Multi(_) | Op::Close => None,
+        }
+    }
+}
+
+/// The result of one successful sub-operation of a committed multi.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MultiResult {
+    Created { path: Path },
+    Deleted,
+    SetData { stat: Stat },
+    Checked,
+}
+
+/// What a multi did: all of it, or none of it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum MultiOutcome {
+    Committed(Vec<MultiResult>),
+    /// Op `failed_at` failed with `code`; nothing was applied.
+    Aborted {
+        ops: usize,
+        failed_at: usize,
+        code: ErrorCode,
+    },
+}
+
+impl MultiOutcome {
+    /// The per-op codes the server sends: `0` for each op before the failing one,
+    /// its code, then `-2` (RUNTIMEINCONSISTENCY) for each op after it.
+    pub fn codes(&self) -> Vec<i32> {
+        match *self {
+            MultiOutcome::Committed(ref results) => vec![0; results.len()],
+            MultiOutcome::Aborted {
+                ops,
+                failed_at,
+                code,
+            } => (0..ops)
+                .map(|i| match i.cmp(&failed_at) {
+                    std::cmp::Ordering::Less => 0,
+                    std::cmp::Ordering::Equal => code.code(),
+                    std::cmp::Ordering::Greater => ErrorCode::RuntimeInconsistency.code(),
+                })
+                .collect(),
+        }
+    }
+
+    /// The error the whole multi reports, as `KeeperException` would.
+    pub fn error(&self) -> Option<ErrorCode> {
+        match *self {
+            MultiOutcome::Committed(_) => None,
+            MultiOutcome::Aborted { code, .. } => Some(code),
+        }
+    }
+}
+
+/// A successful answer.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Response {
+    Created {
+        path: Path,
+        stat: Stat,
+    },
+    Deleted,
+    /// `None`: the node does not exist (the sync API's `null`).
+    Exists(Option<Stat>),
+    Data {
+        data: Data,
+        stat: Stat,
+    },
+    SetData {
+        stat: Stat,
+    },
+    /// Names, not paths, in the server's fixed but unsorted order.
+    Children {
+        names: Vec<Arc<str>>,
+        stat: Stat,
+    },
+    Synced {
+        path: Path,
+    },
+    /// A multi's outcome; an aborted multi is still a `Response`, since it carries
+    /// per-op results. [`MultiOutcome::error`] gives its code.
+    Multi(MultiOutcome),
+    Closed,
+}
+
+/// What a request ended with.
+pub type OpResult = Result<Response, ErrorCode>;
+
+/// The kinds of watch event (`Watcher.Event.EventType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EventType {
+    NodeCreated,
+    NodeDeleted,
+    NodeDataChanged,
+    NodeChildrenChanged,
+}
+
+/// A watch notification: only the type and the path, never data, a Stat or a
+/// child's name (`NodeChildrenChanged` names the parent).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct WatchEvent {
+    pub kind: EventType,
+    pub path: Path,
+}
+
+impl fmt::Display for WatchEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?} {}", self.kind, self.path)
+    }
+}
+
+/// A watch event addressed to the session whose watch fired.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Notification {
+    pub session: SessionId,
+    pub event: WatchEvent,
+}
