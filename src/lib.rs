@@ -14,9 +14,14 @@
 //!   the server, moved one explicit step at a time; faults (a dropped
 //!   connection, a lost reply, an expiry) are steps too.
 //!
+//! - [`conformance`]: sequences of operations and their normalised
+//!   observations, to compare the store with a real server and to replay a
+//!   difference as a regression test.
+//!
 //! Nothing here reads a clock, draws a random number, does IO or iterates a
 //! hash map: the same steps give the same trace, every time.
 
 pub mod client;
+pub mod conformance;
 pub mod net;
 pub mod store;

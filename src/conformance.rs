@@ -1,0 +1,487 @@
+//! The vocabulary of differential conformance testing against a real server.
+//!
+//! A conformance sequence is a list of [`Step`]s over a few session slots, with
+//! paths relative to a root that each run picks for itself. Running it yields one
+//! [`Seen`] per step: the acting session's reply and every session's watch
+//! events, normalised (zxids relative to the root's creation, owners as session
+//! slots, paths relative to the root) so that a simulated run and a real one can
+//! be compared with `==`.
+//!
+//! `tests/conformance.rs` generates sequences and runs them on both sides; this
+//! module holds what a regression test needs to replay one on the simulated
+//! store ([`SimRun`]) and to print a failing prefix as such a test
+//! ([`unit_test`]).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use crate::client::{ConnState, Delivery};
+use crate::net::Net;
+use crate::store::*;
+
+/// Session slots per sequence.
+pub const SESSIONS: usize = 3;
+
+/// The root a sequence runs under in a regression test.
+pub const ROOT: &str = "/zc";
+
+/// One step of a sequence: a session does something.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Step {
+    pub session: usize,
+    pub action: Action,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// A request; its paths are relative to the sequence root (`""` is the root).
+    Op(Call),
+    /// The session closes (`closeSession`).
+    Close,
+    /// A closed session's slot gets a new session.
+    Reopen,
+}
+
+/// A request with relative paths. Kept apart from [`Op`] so that the same
+/// sequence runs under any root.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Call {
+    Create(String, Option<Vec<u8>>, CreateMode),
+    Delete(String, i32),
+    SetData(String, Option<Vec<u8>>, i32),
+    Exists(String, bool),
+    GetData(String, bool),
+    GetChildren(String, bool),
+    Sync(String),
+    Multi(Vec<MultiCall>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum MultiCall {
+    Create(String, Option<Vec<u8>>, CreateMode),
+    Delete(String, i32),
+    SetData(String, Option<Vec<u8>>, i32),
+    Check(String, i32),
+}
+
+/// `root` joined with a relative path.
+pub fn under(root: &str, relative: &str) -> Path {
+    if relative.is_empty() {
+        Path::new(root)
+    } else {
+        Path::new(&format!("{root}/{relative}"))
+    }
+}
+
+fn bytes(data: &Option<Vec<u8>>) -> Data {
+    data.as_deref().and_then(crate::store::data)
+}
+
+impl Call {
+    pub fn to_op(&self, root: &str) -> Op {
+        match self {
+            Call::Create(path, data, mode) => Op::Create {
+                path: under(root, path),
+                data: bytes(data),
+                mode: *mode,
+            },
+            Call::Delete(path, version) => Op::Delete {
+                path: under(root, path),
+                version: *version,
+            },
+            Call::SetData(path, data, version) => Op::SetData {
+                path: under(root, path),
+                data: bytes(data),
+                version: *version,
+            },
+            Call::Exists(path, watch) => Op::Exists {
+                path: under(root, path),
+                watch: *watch,
+            },
+            Call::GetData(path, watch) => Op::GetData {
+                path: under(root, path),
+                watch: *watch,
+            },
+            Call::GetChildren(path, watch) => Op::GetChildren {
+                path: under(root, path),
+                watch: *watch,
+            },
+            Call::Sync(path) => Op::Sync {
+                path: under(root, path),
+            },
+            Call::Multi(ops) => Op::Multi(ops.iter().map(|op| op.to_op(root)).collect()),
+        }
+    }
+}
+
+impl MultiCall {
+    pub fn to_op(&self, root: &str) -> MultiOp {
+        match self {
+            MultiCall::Create(path, data, mode) => MultiOp::Create {
+                path: under(root, path),
+                data: bytes(data),
+                mode: *mode,
+            },
+            MultiCall::Delete(path, version) => MultiOp::Delete {
+                path: under(root, path),
+                version: *version,
+            },
+            MultiCall::SetData(path, data, version) => MultiOp::SetData {
+                path: under(root, path),
+                data: bytes(data),
+                version: *version,
+            },
+            MultiCall::Check(path, version) => MultiOp::Check {
+                path: under(root, path),
+                version: *version,
+            },
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Observations: what a step showed, with everything run-specific normalised.
+// ---------------------------------------------------------------------------
+
+/// A Stat with zxids relative to the sequence's first zxid and the owner as a
+/// session slot and generation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeenStat {
+    pub czxid: i64,
+    pub mzxid: i64,
+    pub pzxid: i64,
+    pub version: i32,
+    pub cversion: i32,
+    pub aversion: i32,
+    pub ephemeral_owner: String,
+    pub data_length: i32,
+    pub num_children: i32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeenMulti {
+    Created(String),
+    Deleted,
+    SetData(SeenStat),
+    Checked,
+}
+
+/// What a step's acting session got back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeenReply {
+    Error(&'static str),
+    Created(String, SeenStat),
+    Deleted,
+    Exists(Option<SeenStat>),
+    Data(Option<Vec<u8>>, SeenStat),
+    SetData(SeenStat),
+    Children(BTreeSet<String>, SeenStat),
+    Synced,
+    /// Per-op codes, and the results when it committed.
+    Multi(Vec<i32>, Vec<SeenMulti>),
+    Closed,
+    Reopened,
+}
+
+/// One step's observations: the reply, and each session's watch events as a
+/// set (several events of one step reach a session together).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub reply: SeenReply,
+    pub events: Vec<BTreeSet<String>>,
+}
+
+/// Turns run-specific values into comparable ones.
+pub struct Normalizer {
+    pub root: String,
+    pub base_zxid: i64,
+    /// Session id to "slot.generation".
+    pub owners: BTreeMap<i64, String>,
+}
+
+impl Normalizer {
+    pub fn zxid(&self, zxid: i64) -> i64 {
+        zxid - self.base_zxid
+    }
+
+    pub fn path(&self, path: &str) -> String {
+        match path.strip_prefix(&self.root) {
+            Some("") => ".".into(),
+            Some(rest) => rest.trim_start_matches('/').into(),
+            None => format!("(outside) {path}"),
+        }
+    }
+
+    pub fn owner(&self, session: i64) -> String {
+        if session == 0 {
+            "-".into()
+        } else {
+            self.owners
+                .get(&session)
+                .cloned()
+                .unwrap_or_else(|| format!("unknown {session:#x}"))
+        }
+    }
+
+    pub fn stat(&self, stat: &Stat) -> SeenStat {
+        SeenStat {
+            czxid: self.zxid(stat.czxid),
+            mzxid: self.zxid(stat.mzxid),
+            pzxid: self.zxid(stat.pzxid),
+            version: stat.version,
+            cversion: stat.cversion,
+            aversion: stat.aversion,
+            ephemeral_owner: self.owner(stat.ephemeral_owner),
+            data_length: stat.data_length,
+            num_children: stat.num_children,
+        }
+    }
+
+    pub fn event(&self, kind: EventType, path: &str) -> String {
+        format!("{kind:?} {}", self.path(path))
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The simulated side.
+// ---------------------------------------------------------------------------
+
+/// A sequence running on the simulated store.
+pub struct SimRun {
+    net: Net,
+    norm: Normalizer,
+    generation: [usize; SESSIONS],
+}
+
+impl SimRun {
+    /// Runs `steps` under [`ROOT`] and answers what each step showed.
+    pub fn replay(steps: &[Step]) -> Vec<Seen> {
+        let mut run = SimRun::new(ROOT);
+        steps.iter().map(|step| run.run(step)).collect()
+    }
+
+    /// Opens the sessions, then creates the root: the root's zxid is the base.
+    pub fn new(root: &str) -> SimRun {
+        let mut net = Net::new(StoreConfig::default(), SESSIONS);
+        let mut owners = BTreeMap::new();
+        for slot in 0..SESSIONS {
+            owners.insert(net.session(slot), format!("{slot}.0"));
+        }
+        net.submit(
+            0,
+            Op::Create {
+                path: Path::new(root),
+                data: data(b""),
+                mode: CreateMode::Persistent,
+            },
+        );
+        net.settle();
+        let base_zxid = net.store.zxid();
+        SimRun {
+            net,
+            norm: Normalizer {
+                root: root.into(),
+                base_zxid,
+                owners,
+            },
+            generation: [0; SESSIONS],
+        }
+    }
+
+    pub fn is_closed(&self, slot: usize) -> bool {
+        self.net.client(slot).state() == ConnState::Closed
+    }
+
+    /// Every node under the root, relative.
+    pub fn existing(&self) -> Vec<String> {
+        let prefix = format!("{}/", self.norm.root);
+        self.net
+            .store
+            .paths()
+            .filter_map(|path| path.as_str().strip_prefix(&prefix).map(String::from))
+            .collect()
+    }
+
+    pub fn version(&self, relative: &str) -> Option<i32> {
+        self.net
+            .store
+            .stat(&under(&self.norm.root, relative))
+            .map(|stat| stat.version)
+    }
+
+    pub fn run(&mut self, step: &Step) -> Seen {
+        let slot = step.session;
+        let mut deliveries = vec![Vec::new(); SESSIONS];
+        let reply = match &step.action {
+            Action::Reopen => {
+                self.net.open_session(slot);
+                self.generation[slot] += 1;
+                let label = format!("{slot}.{}", self.generation[slot]);
+                self.norm.owners.insert(self.net.session(slot), label);
+                SeenReply::Reopened
+            }
+            Action::Close | Action::Op(_) => {
+                let op = match &step.action {
+                    Action::Op(op) => op.to_op(&self.norm.root),
+                    _ => Op::Close,
+                };
+                deliveries[slot].extend(self.net.submit(slot, op));
+                for (all, new) in deliveries.iter_mut().zip(self.net.settle()) {
+                    all.extend(new);
+                }
+                let result = deliveries[slot]
+                    .iter()
+                    .find_map(|delivery| match delivery {
+                        Delivery::Reply { result, .. } => Some(result.clone()),
+                        _ => None,
+                    })
+                    .expect("a request ends with a reply");
+                self.reply(&result)
+            }
+        };
+        let events = deliveries
+            .iter()
+            .map(|out| {
+                out.iter()
+                    .filter_map(|delivery| match delivery {
+                        Delivery::Watch(event) => {
+                            Some(self.norm.event(event.kind, event.path.as_str()))
+                        }
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .collect();
+        Seen { reply, events }
+    }
+
+    fn reply(&self, result: &OpResult) -> SeenReply {
+        let norm = &self.norm;
+        match result {
+            Err(code) => SeenReply::Error(code.name()),
+            Ok(Response::Created { path, stat }) => {
+                SeenReply::Created(norm.path(path.as_str()), norm.stat(stat))
+            }
+            Ok(Response::Deleted) => SeenReply::Deleted,
+            Ok(Response::Exists(stat)) => SeenReply::Exists(stat.as_ref().map(|s| norm.stat(s))),
+            Ok(Response::Data { data, stat }) => {
+                SeenReply::Data(data.as_ref().map(|d| d.to_vec()), norm.stat(stat))
+            }
+            Ok(Response::SetData { stat }) => SeenReply::SetData(norm.stat(stat)),
+            Ok(Response::Children { names, stat }) => SeenReply::Children(
+                names.iter().map(|name| name.to_string()).collect(),
+                norm.stat(stat),
+            ),
+            Ok(Response::Synced { .. }) => SeenReply::Synced,
+            Ok(Response::Multi(outcome)) => {
+                let results = match outcome {
+                    MultiOutcome::Committed(results) => results
+                        .iter()
+                        .map(|result| match result {
+                            MultiResult::Created { path } => {
+                                SeenMulti::Created(norm.path(path.as_str()))
+                            }
+                            MultiResult::Deleted => SeenMulti::Deleted,
+                            MultiResult::SetData { stat } => SeenMulti::SetData(norm.stat(stat)),
+                            MultiResult::Checked => SeenMulti::Checked,
+                        })
+                        .collect(),
+                    MultiOutcome::Aborted { .. } => Vec::new(),
+                };
+                SeenReply::Multi(outcome.codes(), results)
+            }
+            Ok(Response::Closed) => SeenReply::Closed,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Reporting a mismatch as a unit test to paste.
+// ---------------------------------------------------------------------------
+
+fn rust_data(data: &Option<Vec<u8>>) -> String {
+    match data {
+        None => "None".into(),
+        Some(bytes) => format!("Some(b{:?}.to_vec())", String::from_utf8_lossy(bytes)),
+    }
+}
+
+fn rust_call(call: &Call) -> String {
+    let p = |path: &str| format!("{path:?}.into()");
+    match call {
+        Call::Create(path, data, mode) => format!(
+            "Call::Create({}, {}, CreateMode::{mode:?})",
+            p(path),
+            rust_data(data)
+        ),
+        Call::Delete(path, version) => format!("Call::Delete({}, {version})", p(path)),
+        Call::SetData(path, data, version) => {
+            format!("Call::SetData({}, {}, {version})", p(path), rust_data(data))
+        }
+        Call::Exists(path, watch) => format!("Call::Exists({}, {watch})", p(path)),
+        Call::GetData(path, watch) => format!("Call::GetData({}, {watch})", p(path)),
+        Call::GetChildren(path, watch) => format!("Call::GetChildren({}, {watch})", p(path)),
+        Call::Sync(path) => format!("Call::Sync({})", p(path)),
+        Call::Multi(ops) => {
+            let ops: Vec<String> = ops
+                .iter()
+                .map(|op| match op {
+                    MultiCall::Create(path, data, mode) => format!(
+                        "MultiCall::Create({}, {}, CreateMode::{mode:?})",
+                        p(path),
+                        rust_data(data)
+                    ),
+                    MultiCall::Delete(path, version) => {
+                        format!("MultiCall::Delete({}, {version})", p(path))
+                    }
+                    MultiCall::SetData(path, data, version) => format!(
+                        "MultiCall::SetData({}, {}, {version})",
+                        p(path),
+                        rust_data(data)
+                    ),
+                    MultiCall::Check(path, version) => {
+                        format!("MultiCall::Check({}, {version})", p(path))
+                    }
+                })
+                .collect();
+            format!("Call::Multi(vec![{}])", ops.join(", "))
+        }
+    }
+}
+
+/// A failing prefix of a sequence as a regression test: it replays `steps` on
+/// the simulated store and asserts that the last step shows what the real
+/// server showed (`real`, compared in its `Debug` form).
+pub fn unit_test(seed: u64, steps: &[Step], real: &Seen) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "#[test]");
+    let _ = writeln!(out, "fn conformance_seed_{seed}() {{");
+    let _ = writeln!(out, "    use zoocheck::conformance::*;");
+    let _ = writeln!(out, "    use zoocheck::store::CreateMode;");
+    let _ = writeln!(out, "    let steps = vec![");
+    for step in steps {
+        let action = match &step.action {
+            Action::Reopen => "Action::Reopen".to_string(),
+            Action::Close => "Action::Close".to_string(),
+            Action::Op(call) => format!("Action::Op({})", rust_call(call)),
+        };
+        let _ = writeln!(
+            out,
+            "        Step {{ session: {}, action: {action} }},",
+            step.session
+        );
+    }
+    let _ = writeln!(out, "    ];");
+    let _ = writeln!(out, "    let seen = SimRun::replay(&steps);");
+    let _ = writeln!(
+        out,
+        "    // What the real ZooKeeper 3.8 showed at the last step:"
+    );
+    let _ = writeln!(
+        out,
+        "    assert_eq!(format!(\"{{:?}}\", seen.last().unwrap()), {:?});",
+        format!("{real:?}")
+    );
+    let _ = writeln!(out, "}}");
+    out
+}
