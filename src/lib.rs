@@ -25,3 +25,4 @@ pub mod client;
 pub mod conformance;
 pub mod net;
 pub mod store;
+

@@ -4,13 +4,15 @@
 //! Every step is a method, so a test (or the model checker) says exactly which
 //! message moves when. Nothing moves on its own:
 //!
-//! - [`Net::submit`]: a client issues a request (sent, queued, or refused);
+//! - [`Net::submit`]: a client issues a request (sent, queued, or answered at once);
 //! - [`Net::serve`]: the server takes a client's oldest request off the link,
 //!   queues the notifications it fired on each watcher's link, then the reply
 //!   (notifications first: "watch before data");
 //! - [`Net::deliver`]: a client takes the next message off its link;
-//! - [`Net::disconnect`]: a connection drops, after the server received (and
-//!   applied) the first `applied` requests in flight, whose replies are lost;
+//! - [`Net::break_connection`]: a connection drops, after the server received
+//!   (and applied) the first `applied` requests in flight, whose replies are
+//!   lost; the client notices at its next [`Net::deliver`] ([`Net::disconnect`]
+//!   is the two at once);
 //! - [`Net::reconnect`]: a disconnected client reconnects (SetWatches), or
 //!   learns that its session expired;
 //! - [`Net::expire`]: the server expires a session;
@@ -31,6 +33,9 @@ pub struct Link {
     pub up: VecDeque<Request>,
     /// Replies and notifications the server sent and the client has not read.
     pub down: VecDeque<ServerMessage>,
+    /// The connection is gone but the client has not noticed yet: until it
+    /// does (its next [`Net::deliver`]), it still believes it is connected.
+    pub broken: bool,
 }
 
 /// The server, its clients and their connections.
@@ -65,8 +70,8 @@ impl Net {
         self.clients[id].session()
     }
 
-    /// Client `id` issues a request. A refused request (dead session) comes back
-    /// at once as a delivery.
+    /// Client `id` issues a request. One the client library answers itself (a
+    /// dead session, an empty multi) comes back at once as a delivery.
     pub fn submit(&mut self, id: ClientId, op: Op) -> Vec<Delivery> {
         match self.clients[id].submit(op) {
             Submitted::Send(request) => {
@@ -74,31 +79,43 @@ impl Net {
                 Vec::new()
             }
             Submitted::Queued(_) => Vec::new(),
-            Submitted::Refused(delivery) => vec![delivery],
+            Submitted::Answered(delivery) => vec![delivery],
         }
     }
 
-    /// The server serves client `id`'s oldest request, if there is one.
-    pub fn serve(&mut self, id: ClientId) -> bool {
-        let Some(request) = self.links[id].up.pop_front() else {
-            return false;
-        };
+    /// The server serves client `id`'s oldest request, if there is one, and
+    /// answers the notifications it fired.
+    pub fn serve(&mut self, id: ClientId) -> Option<Vec<Notification>> {
+        let request = self.links[id].up.pop_front()?;
         let applied = self.store.apply(self.session(id), &request.op);
-        self.route(applied.notifications);
+        self.route(&applied.notifications);
         self.links[id].down.push_back(ServerMessage::Reply {
             xid: request.xid,
             zxid: applied.zxid,
             result: applied.result,
         });
-        true
+        Some(applied.notifications)
     }
 
-    /// Client `id` reads the next message on its connection.
+    /// Client `id` reads the next message on its connection; once it has read
+    /// them all, it notices a broken connection: `CONNECTIONLOSS` for every
+    /// request, then `Disconnected`.
     pub fn deliver(&mut self, id: ClientId) -> Vec<Delivery> {
-        match self.links[id].down.pop_front() {
-            Some(message) => self.clients[id].receive(message),
-            None => Vec::new(),
+        let link = &mut self.links[id];
+        if let Some(message) = link.down.pop_front() {
+            return self.clients[id].receive(message);
         }
+        if link.broken {
+            *link = Link::default();
+            return self.clients[id].connection_lost();
+        }
+        Vec::new()
+    }
+
+    /// Whether client `id` has something to read or a broken connection to notice.
+    pub fn can_deliver(&self, id: ClientId) -> bool {
+        let link = &self.links[id];
+        !link.down.is_empty() || link.broken
     }
 
     /// Serves and delivers everything in flight until nothing moves, clients in
@@ -108,12 +125,12 @@ impl Net {
         loop {
             let mut moved = false;
             for id in 0..self.clients.len() {
-                while self.serve(id) {
+                while self.serve(id).is_some() {
                     moved = true;
                 }
             }
             for (id, out) in deliveries.iter_mut().enumerate() {
-                while !self.links[id].down.is_empty() {
+                while self.can_deliver(id) {
                     out.extend(self.deliver(id));
                     moved = true;
                 }
@@ -127,21 +144,34 @@ impl Net {
     /// Client `id`'s connection drops after the server received its first
     /// `applied` requests in flight: those are applied (and fire their watches
     /// for other sessions), their replies are lost, and the rest never arrive.
-    /// Everything the client had not read is lost too. The client sees
+    /// Everything the client had not read is lost too. The client notices at
+    /// its next [`Net::deliver`]. Answers the notifications the applied
+    /// requests fired.
+    pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Notification> {
+        let session = self.session(id);
+        let received = applied.min(self.links[id].up.len());
+        let mut fired = Vec::new();
+        for request in self.links[id].up.drain(..received).collect::<Vec<_>>() {
+            let applied = self.store.apply(session, &request.op);
+            self.route(&applied.notifications);
+            fired.extend(applied.notifications);
+        }
+        self.links[id] = Link {
+            broken: true,
+            ..Link::default()
+        };
+        self.store.disconnect(session);
+        fired
+    }
+
+    /// [`Net::break_connection`], noticed at once: the client sees
     /// `CONNECTIONLOSS` for every request, then `Disconnected`.
     ///
     /// On a client already disconnected this is a failed reconnect attempt: its
     /// queued requests end with `CONNECTIONLOSS`.
     pub fn disconnect(&mut self, id: ClientId, applied: usize) -> Vec<Delivery> {
-        let session = self.session(id);
-        let received = applied.min(self.links[id].up.len());
-        for request in self.links[id].up.drain(..received).collect::<Vec<_>>() {
-            let applied = self.store.apply(session, &request.op);
-            self.route(applied.notifications);
-        }
-        self.links[id] = Link::default();
-        self.store.disconnect(session);
-        self.clients[id].connection_lost()
+        self.break_connection(id, applied);
+        self.deliver(id)
     }
 
     /// Disconnected client `id` reaches the server again: SetWatches and the
@@ -164,9 +194,25 @@ impl Net {
 
     /// The server expires client `id`'s session. The client hears of it only
     /// when it next reconnects.
-    pub fn expire(&mut self, id: ClientId) {
-        let notifications = self.store.expire(self.session(id));
-        self.route(notifications);
+    /// If the client was connected, the server closes its connection too.
+    /// Answers the notifications the expiry fired.
+    pub fn expire(&mut self, id: ClientId) -> Vec<Notification> {
+        let session = self.session(id);
+        if !self.store.is_alive(session) {
+            return Vec::new();
+        }
+        if self.clients[id].state() == ConnState::Connected && !self.links[id].broken {
+            self.break_connection(id, 0);
+        }
+        self.expire_session(session)
+    }
+
+    /// The server expires a session, whichever client had it (a crashed
+    /// process's, say). Answers the notifications the expiry fired.
+    pub fn expire_session(&mut self, session: SessionId) -> Vec<Notification> {
+        let notifications = self.store.expire(session);
+        self.route(&notifications);
+        notifications
     }
 
     /// Client `id` starts over (a restarted process) with a new session and no
@@ -180,7 +226,7 @@ impl Net {
     /// Queues each notification on the link of the client whose session it is
     /// for. The server has watches only for connected sessions, so such a
     /// client is connected.
-    fn route(&mut self, notifications: Vec<Notification>) {
+    fn route(&mut self, notifications: &[Notification]) {
         for notification in notifications {
             if let Some(id) = self
                 .clients
@@ -189,7 +235,7 @@ impl Net {
             {
                 self.links[id]
                     .down
-                    .push_back(ServerMessage::Notification(notification.event));
+                    .push_back(ServerMessage::Notification(notification.event.clone()));
             }
         }
     }

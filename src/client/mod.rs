@@ -24,7 +24,8 @@
 use std::collections::{BTreeSet, VecDeque};
 
 use crate::store::{
-    ErrorCode, EventType, Op, OpResult, Path, Response, SessionId, SetWatches, WatchEvent, Zxid,
+    ErrorCode, EventType, MultiOutcome, Op, OpResult, Path, Response, SessionId, SetWatches,
+    WatchEvent, Zxid,
 };
 
 /// A request id, unique within one client.
@@ -90,8 +91,9 @@ pub enum Submitted {
     Send(Request),
     /// Disconnected: held until the connection comes back (or fails).
     Queued(Xid),
-    /// The session is expired or closed: the request fails at once.
-    Refused(Delivery),
+    /// Answered at once, without contacting the server: `SESSIONEXPIRED` on an
+    /// expired or closed session, `[]` for an empty multi.
+    Answered(Delivery),
 }
 
 /// The watches a client registered, in the three tables the Java client keeps.
@@ -206,6 +208,13 @@ impl Client {
         let xid = self.next_xid;
         self.next_xid += 1;
         let request = Request { xid, op };
+        if matches!(&request.op, Op::Multi(ops) if ops.is_empty()) {
+            return Submitted::Answered(Delivery::Reply {
+                xid,
+                op: request.op,
+                result: Ok(Response::Multi(MultiOutcome::Committed(Vec::new()))),
+            });
+        }
         match self.state {
             ConnState::Connected => {
                 self.in_flight.push_back(request.clone());
@@ -215,7 +224,7 @@ impl Client {
                 self.queued.push_back(request);
                 Submitted::Queued(xid)
             }
-            ConnState::Expired | ConnState::Closed => Submitted::Refused(Delivery::Reply {
+            ConnState::Expired | ConnState::Closed => Submitted::Answered(Delivery::Reply {
                 xid,
                 op: request.op,
                 result: Err(ErrorCode::SessionExpired),

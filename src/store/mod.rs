@@ -51,8 +51,10 @@ impl Default for StoreConfig {
 /// for a given set of names but not sorted; a recipe must sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ChildOrder {
-    /// By a fixed hash of the name (FNV-1a), as a hash set would: deterministic,
-    /// independent of history, and unsorted for most sets of names.
+    /// By a fixed, well-mixed hash of the name, as a hash set would:
+    /// deterministic, independent of history, and unsorted for most sets of
+    /// names (not for all: two names come out sorted half the time, which is
+    /// why [`ChildOrder::Reversed`] exists).
     Hashed,
     /// Descending by name: never sorted once there are two children, so a
     /// recipe that forgets to sort is caught at once.
@@ -215,7 +217,9 @@ impl Store {
             .map(|child| Arc::from(child.name()))
             .collect();
         match self.config.child_order {
-            ChildOrder::Hashed => names.sort_by_key(|name| (fnv1a(name.as_bytes()), name.clone())),
+            ChildOrder::Hashed => {
+                names.sort_by_key(|name| (name_hash(name.as_bytes()), name.clone()))
+            }
             ChildOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
         }
         names
@@ -432,11 +436,12 @@ impl Store {
         parent.child_creates = next;
         parent.pzxid = zxid;
         nodes.insert(created.clone(), Znode::new(data.clone(), zxid, owner));
-        self.fire(Table::Data, &created, EventType::NodeCreated, fired);
+        self.fire(Table::Data, &created, EventType::NodeCreated, None, fired);
         self.fire(
             Table::Child,
             &parent_path,
             EventType::NodeChildrenChanged,
+            None,
             fired,
         );
         Ok(created)
@@ -481,22 +486,19 @@ impl Store {
             .expect("a node's parent exists")
             .pzxid = zxid;
         let first = fired.len();
-        self.fire(Table::Data, path, EventType::NodeDeleted, fired);
+        self.fire(Table::Data, path, EventType::NodeDeleted, Some(path), fired);
         let notified: Vec<SessionId> = fired[first..].iter().map(|n| n.session).collect();
         for session in take_watches(&mut self.child_watches, path) {
             if !notified.contains(&session) {
                 fired.push(Notification {
                     session,
                     event: event(EventType::NodeDeleted, path),
+                    deleted: Some(path.clone()),
                 });
             }
         }
-        self.fire(
-            Table::Child,
-            &parent_path,
-            EventType::NodeChildrenChanged,
-            fired,
-        );
+        let kind = EventType::NodeChildrenChanged;
+        self.fire(Table::Child, &parent_path, kind, Some(path), fired);
     }
 
     fn set_data(
@@ -516,7 +518,7 @@ impl Store {
         node.data = data.clone();
         node.version = node.version.wrapping_add(1);
         node.mzxid = zxid;
-        self.fire(Table::Data, path, EventType::NodeDataChanged, fired);
+        self.fire(Table::Data, path, EventType::NodeDataChanged, None, fired);
         Ok(self.stat(path).expect("the node exists"))
     }
 
@@ -617,7 +619,15 @@ impl Store {
     }
 
     /// Fires and removes every watch on `path` in one table.
-    fn fire(&mut self, table: Table, path: &Path, kind: EventType, fired: &mut Vec<Notification>) {
+    /// `deleted` is the node whose deletion fires it, if a deletion does.
+    fn fire(
+        &mut self,
+        table: Table,
+        path: &Path,
+        kind: EventType,
+        deleted: Option<&Path>,
+        fired: &mut Vec<Notification>,
+    ) {
         let watches = match table {
             Table::Data => &mut self.data_watches,
             Table::Child => &mut self.child_watches,
@@ -626,6 +636,7 @@ impl Store {
             fired.push(Notification {
                 session,
                 event: event(kind, path),
+                deleted: deleted.cloned(),
             });
         }
     }
@@ -683,9 +694,20 @@ fn remove_session_watches(table: &mut Arc<BTreeSet<(Path, SessionId)>>, session:
     }
 }
 
-/// 64-bit FNV-1a: a fixed hash, so the child order is the same on every machine.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+/// A fixed hash of a name, so the child order is the same on every machine:
+/// 64-bit FNV-1a, then MurmurHash3's finaliser. FNV-1a alone mixes the last
+/// byte poorly, so names that differ only in their last digit (every lock node
+/// of one prefix) would come out in a structured order (exactly reversed);
+/// the finaliser makes the order of such names as arbitrary as a hash set's.
+fn name_hash(bytes: &[u8]) -> u64 {
+    let fnv = bytes
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |hash: u64, &byte| {
+            (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+        });
+    let mut hash = fnv ^ (fnv >> 33);
+    hash = hash.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    hash ^= hash >> 33;
+    hash = hash.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    hash ^ (hash >> 33)
 }
