@@ -23,6 +23,14 @@
 
 pub mod client;
 pub mod conformance;
+pub mod faults;
 pub mod net;
+pub mod properties;
+pub mod recipe;
+pub mod scenario;
 pub mod store;
+pub mod trace;
+pub mod world;
 
+#[path = "../models/mod.rs"]
+pub mod models;

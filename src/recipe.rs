@@ -1,0 +1,148 @@
+//! The recipe actor: how a ZooKeeper recipe is written for zoocheck.
+//!
+//! A recipe is a pure, message-driven state machine, one per client. It reacts
+//! to one [`Input`] at a time (the application's command, a reply, a watch
+//! event, a session event) and answers [`Effects`]: ZooKeeper requests for its
+//! client library to send, and [`Observation`]s, the facts about the recipe's
+//! promise that the properties read (`Acquired`, `Released`, ...).
+//!
+//! A recipe never sees the store, the other clients or the checker: only what a
+//! real client would see through its ZooKeeper handle. It reads no clock and
+//! draws no random number; what a real client would randomise (a GUID in a node
+//! name) comes from [`Incarnation`], which is unique per client process.
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+use crate::client::{Delivery, SessionEvent};
+use crate::store::{ErrorCode, Op, OpResult, Path, WatchEvent};
+
+/// Index of a client in a world: `0`, `1`, ...
+pub type ClientId = usize;
+
+/// Which process of a client this is: a restart brings a new incarnation (new
+/// session, no memory). Together they make a GUID unique in the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Incarnation {
+    pub client: ClientId,
+    pub restarts: u8,
+}
+
+impl Incarnation {
+    /// A short GUID for node names, unique per process: `c0`, `c1r1`, ...
+    pub fn guid(self) -> String {
+        if self.restarts == 0 {
+            format!("c{}", self.client)
+        } else {
+            format!("c{}r{}", self.client, self.restarts)
+        }
+    }
+}
+
+/// What a recipe reacts to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Input<C> {
+    /// The application asks the recipe to act (acquire, release, enter, ...).
+    Command(C),
+    /// A request ended, with the request itself.
+    Reply { op: Op, result: OpResult },
+    /// A watch fired.
+    Watch(WatchEvent),
+    /// The connection or the session changed state.
+    Session(SessionEvent),
+}
+
+impl<C> From<Delivery> for Input<C> {
+    fn from(delivery: Delivery) -> Input<C> {
+        match delivery {
+            Delivery::Reply { op, result, .. } => Input::Reply { op, result },
+            Delivery::Watch(event) => Input::Watch(event),
+            Delivery::Session(event) => Input::Session(event),
+        }
+    }
+}
+
+/// A lock holder's fencing token: the sequence number of its lock node. The
+/// seeds' sequencer is the node's path and version; for one lock directory the
+/// sequence number orders them.
+pub type Token = i64;
+
+/// What a recipe tells the world about its promise. Properties are evaluated
+/// on these (through the world's history), never on messages in flight.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Observation {
+    /// The client now believes it holds the lock.
+    Acquired { token: Token },
+    /// The client no longer believes it holds the lock: it released it.
+    Released,
+    /// The client no longer believes it holds the lock: it was disconnected and
+    /// may have lost it (it may believe again once it has checked).
+    Suspended,
+    /// The client knows it lost the lock (its session expired).
+    Lost,
+    /// The client gave up acquiring (try-acquire found the lock taken, or its
+    /// session expired while it waited).
+    GaveUp,
+    /// The application wrote to the protected resource, handing it its
+    /// sequencer when the recipe is fenced.
+    Used { sequencer: Option<Token> },
+}
+
+/// What a recipe does in answer to one input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    pub requests: Vec<Op>,
+    pub observations: Vec<Observation>,
+}
+
+impl Effects {
+    pub fn send(&mut self, op: Op) {
+        self.requests.push(op);
+    }
+
+    pub fn observe(&mut self, observation: Observation) {
+        self.observations.push(observation);
+    }
+}
+
+/// A ZooKeeper recipe as a pure actor.
+pub trait Recipe: Clone + Debug + Send + Sync + 'static {
+    /// One client's recipe state.
+    type State: Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
+    /// What the application can ask of the recipe.
+    type Command: Clone + Copy + Debug + PartialEq + Eq + Hash + Send + Sync;
+
+    /// The state of a freshly started process.
+    fn init(&self, me: Incarnation) -> Self::State;
+
+    /// Reacts to one input.
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut Self::State,
+        input: Input<Self::Command>,
+        out: &mut Effects,
+    );
+
+    /// Whether the application is blocked in a call (for example in `acquire`)
+    /// and so cannot give the next command yet.
+    fn is_busy(&self, state: &Self::State) -> bool;
+
+    /// Whether the client is waiting for something only another client's
+    /// action or the server can bring (the lock, the barrier). A client still
+    /// waiting when nothing more can happen waits forever.
+    fn is_waiting(&self, state: &Self::State) -> bool;
+
+    /// The directory whose children the recipe creates (the lock node).
+    fn directory(&self) -> &Path;
+
+    /// Whether the client knows of `name` in [`Recipe::directory`] as its own
+    /// and still wants it. A node there owned by a live session whose client
+    /// does not claim it is an orphan.
+    fn claims(&self, state: &Self::State, name: &str) -> bool;
+}
+
+/// Whether an error means the request may or may not have been applied.
+pub fn is_connection_loss(result: &OpResult) -> bool {
+    matches!(result, Err(ErrorCode::ConnectionLoss))
+}

@@ -1,0 +1,591 @@
+//! Scenario files: a question about a recipe, with its expected answer.
+//!
+//! A scenario is a TOML file under `scenarios/<recipe>/`:
+//!
+//! ```toml
+//! description = "The holder pauses past its session timeout; the server expires it."
+//! recipe = "lock"
+//! variant = "guid"
+//! clients = 2
+//! script = ["acquire", "work", "release"]   # what each client's application does
+//!
+//! [faults]              # budgets; every kind defaults to 0
+//! pause = 1
+//! expire = 1
+//! expire_anytime = false
+//!
+//! [store]               # optional server settings
+//! sequence_bits = 32
+//! child_order = "hashed"   # or "reversed"
+//!
+//! [expect]              # every property of the recipe, and nothing else
+//! mutual_exclusion = "violated"      # always-properties: holds | violated
+//! someone_acquired = "reached"       # sometimes-properties: reached | unreached
+//! ```
+//!
+//! Unknown keys are errors, and so is every value that makes no sense; each
+//! error names the file, the key and what was expected.
+
+use std::collections::BTreeMap;
+use std::fmt::{self, Write as _};
+use std::path::{Path as FsPath, PathBuf};
+
+use serde::Deserialize;
+use stateright::{Checker, Expectation, HasDiscoveries, Model};
+
+use crate::faults::FaultBudget;
+use crate::models::lock::{self, Lock};
+use crate::recipe::Recipe;
+use crate::store::{ChildOrder, StoreConfig};
+use crate::trace::{discovered, Trace};
+use crate::world::World;
+
+/// Limits on what a scenario may ask, so that every question stays answerable
+/// by an exhaustive search on a laptop.
+pub const CLIENTS_MAX: u8 = 4;
+pub const SCRIPT_LEN_MAX: usize = 8;
+pub const FAULT_BUDGET_MAX: u8 = 3;
+
+/// A scenario file that cannot be used: which file, which key, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: PathBuf,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}: {}", self.file.display(), self.message)
+        } else {
+            write!(
+                f,
+                "{}: `{}`: {}",
+                self.file.display(),
+                self.key,
+                self.message
+            )
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    description: String,
+    recipe: String,
+    variant: String,
+    clients: u8,
+    script: Vec<String>,
+    #[serde(default)]
+    faults: FaultsSection,
+    #[serde(default)]
+    store: StoreSection,
+    expect: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct FaultsSection {
+    crash: u8,
+    restart: u8,
+    pause: u8,
+    disconnect: u8,
+    expire: u8,
+    lose_reply: u8,
+    expire_anytime: bool,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct StoreSection {
+    sequence_bits: Option<u32>,
+    child_order: Option<String>,
+}
+
+/// The answer a scenario expects for one property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// An `always` property with no counterexample.
+    Holds,
+    /// An `always` property with a counterexample.
+    Violated,
+    /// A `sometimes` property with an example.
+    Reached,
+    /// A `sometimes` property with no example.
+    Unreached,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Reached => "reached",
+            Verdict::Unreached => "unreached",
+        }
+    }
+}
+
+/// Which recipe and variant a scenario checks, with its script.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Subject {
+    Lock {
+        variant: lock::Variant,
+        script: Vec<lock::Command>,
+    },
+}
+
+/// A recipe zoocheck knows: its name, variants, commands and properties.
+pub struct RecipeInfo {
+    pub name: &'static str,
+    pub variants: Vec<&'static str>,
+    pub commands: Vec<&'static str>,
+    /// Each property with whether it is an `always` (else a `sometimes`).
+    pub properties: Vec<(&'static str, bool)>,
+}
+
+/// Every recipe a scenario may name.
+pub fn recipes() -> Vec<RecipeInfo> {
+    vec![RecipeInfo {
+        name: "lock",
+        variants: lock::Variant::ALL.iter().map(|(name, _)| *name).collect(),
+        commands: lock::Command::ALL.iter().map(|(name, _)| *name).collect(),
+        properties: lock::properties()
+            .iter()
+            .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
+            .collect(),
+    }]
+}
+
+/// A parsed, validated scenario.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Scenario {
+    /// `lock/guid_pause_expiry`: the path under `scenarios/` without `.toml`.
+    pub name: String,
+    pub file: PathBuf,
+    pub description: String,
+    pub subject: Subject,
+    pub clients: u8,
+    pub budget: FaultBudget,
+    pub expire_anytime: bool,
+    pub store: StoreConfig,
+    /// Each property of the recipe with its expected verdict, in the recipe's order.
+    pub expect: Vec<(&'static str, Verdict)>,
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file. Its name is its path relative to
+    /// `root` (the `scenarios/` directory) without the extension.
+    pub fn load(file: &FsPath, root: &FsPath) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(file).map_err(|error| ScenarioError {
+            file: file.to_path_buf(),
+            key: String::new(),
+            message: format!("cannot read: {error}"),
+        })?;
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .with_extension("")
+            .to_string_lossy()
+            .replace('\\', "/");
+        Scenario::parse(&text, file, &name)
+    }
+
+    /// Parses and validates scenario text; `file` is only for messages.
+    pub fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
+        let error = |key: &str, message: String| ScenarioError {
+            file: file.to_path_buf(),
+            key: key.to_string(),
+            message,
+        };
+        let raw: File = toml::from_str(text).map_err(|e| {
+            let message = e.message().to_string();
+            let at = e
+                .span()
+                .map(|span| {
+                    let line = text[..span.start].matches('\n').count() + 1;
+                    format!(" (line {line})")
+                })
+                .unwrap_or_default();
+            error("", format!("{message}{at}"))
+        })?;
+        let info = recipes()
+            .into_iter()
+            .find(|info| info.name == raw.recipe)
+            .ok_or_else(|| {
+                let known: Vec<&str> = recipes().iter().map(|info| info.name).collect();
+                error(
+                    "recipe",
+                    format!(
+                        "unknown recipe {:?}; expected one of {}",
+                        raw.recipe,
+                        known.join(", ")
+                    ),
+                )
+            })?;
+        if raw.clients == 0 || raw.clients > CLIENTS_MAX {
+            return Err(error(
+                "clients",
+                format!("{} clients; expected 1 to {CLIENTS_MAX}", raw.clients),
+            ));
+        }
+        if raw.script.is_empty() || raw.script.len() > SCRIPT_LEN_MAX {
+            return Err(error(
+                "script",
+                format!(
+                    "{} commands; expected 1 to {SCRIPT_LEN_MAX} of {}",
+                    raw.script.len(),
+                    info.commands.join(", ")
+                ),
+            ));
+        }
+        let subject = match raw.recipe.as_str() {
+            "lock" => {
+                let variant = lookup(&lock::Variant::ALL, &raw.variant).ok_or_else(|| {
+                    error("variant", expected_one_of(&raw.variant, &info.variants))
+                })?;
+                let script = raw
+                    .script
+                    .iter()
+                    .map(|command| {
+                        lookup(&lock::Command::ALL, command).ok_or_else(|| {
+                            error("script", expected_one_of(command, &info.commands))
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+                Subject::Lock { variant, script }
+            }
+            _ => unreachable!("every recipe in recipes() has an arm"),
+        };
+        let faults = &raw.faults;
+        let budget = FaultBudget {
+            crash: faults.crash,
+            restart: faults.restart,
+            pause: faults.pause,
+            disconnect: faults.disconnect,
+            expire: faults.expire,
+            lose_reply: faults.lose_reply,
+        };
+        for (kind, count) in budget.fields() {
+            if count > FAULT_BUDGET_MAX {
+                return Err(error(
+                    &format!("faults.{kind}"),
+                    format!("{count}; expected at most {FAULT_BUDGET_MAX} (every fault multiplies the states)"),
+                ));
+            }
+        }
+        if budget.restart > budget.crash {
+            return Err(error(
+                "faults.restart",
+                format!(
+                    "{} restarts but only {} crashes; a restart needs a crashed client",
+                    budget.restart, budget.crash
+                ),
+            ));
+        }
+        if faults.expire_anytime && budget.expire == 0 {
+            return Err(error(
+                "faults.expire_anytime",
+                "true but `faults.expire` is 0; set an expiry budget for it to mean anything"
+                    .into(),
+            ));
+        }
+        let mut store = StoreConfig::default();
+        if let Some(bits) = raw.store.sequence_bits {
+            if !(2..=32).contains(&bits) {
+                return Err(error(
+                    "store.sequence_bits",
+                    format!("{bits}; expected 2 to 32"),
+                ));
+            }
+            store.sequence_bits = bits;
+        }
+        if let Some(order) = &raw.store.child_order {
+            store.child_order = match order.as_str() {
+                "hashed" => ChildOrder::Hashed,
+                "reversed" => ChildOrder::Reversed,
+                other => {
+                    return Err(error(
+                        "store.child_order",
+                        expected_one_of(other, &["hashed", "reversed"]),
+                    ))
+                }
+            };
+        }
+        let mut expect = Vec::new();
+        for (property, always) in &info.properties {
+            let key = format!("expect.{property}");
+            let allowed: [&str; 2] = if *always {
+                ["holds", "violated"]
+            } else {
+                ["reached", "unreached"]
+            };
+            let given = raw.expect.get(*property).ok_or_else(|| {
+                error(
+                    &key,
+                    format!("missing; expected {} or {}", allowed[0], allowed[1]),
+                )
+            })?;
+            let verdict = match given.as_str() {
+                "holds" if *always => Verdict::Holds,
+                "violated" if *always => Verdict::Violated,
+                "reached" if !*always => Verdict::Reached,
+                "unreached" if !*always => Verdict::Unreached,
+                other => return Err(error(&key, expected_one_of(other, &allowed))),
+            };
+            expect.push((*property, verdict));
+        }
+        if let Some(unknown) = raw
+            .expect
+            .keys()
+            .find(|key| !info.properties.iter().any(|(p, _)| p == key))
+        {
+            let known: Vec<&str> = info.properties.iter().map(|(p, _)| *p).collect();
+            return Err(error(
+                &format!("expect.{unknown}"),
+                format!(
+                    "no such property of `{}`; expected one of {}",
+                    info.name,
+                    known.join(", ")
+                ),
+            ));
+        }
+        Ok(Scenario {
+            name: name.to_string(),
+            file: file.to_path_buf(),
+            description: raw.description,
+            subject,
+            clients: raw.clients,
+            budget,
+            expire_anytime: faults.expire_anytime,
+            store,
+            expect,
+        })
+    }
+
+    /// Every scenario file under `root`, sorted by name.
+    pub fn load_all(root: &FsPath) -> Result<Vec<Scenario>, ScenarioError> {
+        let mut files = Vec::new();
+        collect_toml(root, &mut files).map_err(|error| ScenarioError {
+            file: root.to_path_buf(),
+            key: String::new(),
+            message: format!("cannot list: {error}"),
+        })?;
+        files.sort();
+        files
+            .iter()
+            .map(|file| Scenario::load(file, root))
+            .collect()
+    }
+
+    /// Checks the scenario exhaustively (breadth first, so counterexamples are
+    /// shortest) and compares each property with its expectation.
+    pub fn check(&self) -> Outcome {
+        match &self.subject {
+            Subject::Lock { variant, script } => {
+                let world = World {
+                    recipe: Lock::new(*variant),
+                    scripts: vec![script.clone(); usize::from(self.clients)],
+                    budget: self.budget,
+                    expire_anytime: self.expire_anytime,
+                    store: self.store,
+                    properties: lock::properties,
+                };
+                check_world(world, &self.expect)
+            }
+        }
+    }
+}
+
+fn lookup<T: Copy>(table: &[(&'static str, T)], name: &str) -> Option<T> {
+    table
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, value)| *value)
+}
+
+fn expected_one_of(found: &str, allowed: &[&str]) -> String {
+    format!("{found:?}; expected one of {}", allowed.join(", "))
+}
+
+fn collect_toml(dir: &FsPath, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if dir.is_file() {
+        files.push(dir.to_path_buf());
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_toml(&path, files)?;
+        } else if path.extension().is_some_and(|ext| ext == "toml") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// What the checker found for one property.
+#[derive(Clone, Debug)]
+pub struct PropertyOutcome {
+    pub name: &'static str,
+    pub expected: Verdict,
+    pub actual: Verdict,
+    /// The counterexample (for a violated `always`) or example (for a reached
+    /// `sometimes`), shortest first.
+    pub trace: Option<Trace>,
+}
+
+impl PropertyOutcome {
+    pub fn as_expected(&self) -> bool {
+        self.expected == self.actual
+    }
+}
+
+/// What checking a scenario found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub unique_states: usize,
+    pub states: usize,
+    pub max_depth: usize,
+    pub properties: Vec<PropertyOutcome>,
+}
+
+impl Outcome {
+    pub fn as_expected(&self) -> bool {
+        self.properties.iter().all(PropertyOutcome::as_expected)
+    }
+}
+
+fn check_world<R: Recipe>(world: World<R>, expect: &[(&'static str, Verdict)]) -> Outcome
+where
+    R::Command: fmt::Debug,
+{
+    let properties = world.properties();
+    // Explore every state, even once every property has a discovery, so that
+    // the state count is the size of the whole space and pins drift.
+    let checker = world
+        .clone()
+        .checker()
+        .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
+        .spawn_bfs()
+        .join();
+    let discoveries = checker.discoveries();
+    let outcomes = properties
+        .iter()
+        .map(|property| {
+            let always = matches!(property.expectation, Expectation::Always);
+            let path = discoveries.get(property.name);
+            let actual = match (always, path.is_some()) {
+                (true, false) => Verdict::Holds,
+                (true, true) => Verdict::Violated,
+                (false, true) => Verdict::Reached,
+                (false, false) => Verdict::Unreached,
+            };
+            let expected = expect
+                .iter()
+                .find(|(name, _)| *name == property.name)
+                .map_or(actual, |(_, verdict)| *verdict);
+            PropertyOutcome {
+                name: property.name,
+                expected,
+                actual,
+                trace: path.map(|_| {
+                    let actions = world
+                        .shortest_path(|state| discovered(&world, property, state))
+                        .expect("the checker found a discovery, so a shortest path exists");
+                    Trace::replay(&world, property, &actions)
+                }),
+            }
+        })
+        .collect();
+    Outcome {
+        unique_states: checker.unique_state_count(),
+        states: checker.state_count(),
+        max_depth: checker.max_depth(),
+        properties: outcomes,
+    }
+}
+
+/// The verdicts, the state counts and every trace of a checked scenario, as
+/// the snapshot pins them.
+pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let (recipe, variant, script) = match &scenario.subject {
+        Subject::Lock { variant, script } => {
+            let variant = lock::Variant::ALL
+                .iter()
+                .find(|(_, v)| v == variant)
+                .map_or("?", |(name, _)| *name);
+            let script: Vec<String> = script
+                .iter()
+                .map(|c| format!("{c:?}").to_lowercase())
+                .collect();
+            ("lock", variant, script.join(", "))
+        }
+    };
+    let faults: Vec<String> = scenario
+        .budget
+        .fields()
+        .iter()
+        .filter(|(_, count)| *count > 0)
+        .map(|(kind, count)| format!("{kind} {count}"))
+        .chain(
+            scenario
+                .expire_anytime
+                .then(|| "expire anytime".to_string()),
+        )
+        .collect();
+    let _ = writeln!(out, "scenario: {}", scenario.name);
+    let _ = writeln!(
+        out,
+        "recipe: {recipe} ({variant}), {} clients, each: {script}",
+        scenario.clients
+    );
+    let faults = if faults.is_empty() {
+        "none".to_string()
+    } else {
+        faults.join(", ")
+    };
+    let _ = writeln!(out, "faults: {faults}");
+    let _ = writeln!(
+        out,
+        "states: {} unique, {} visited, max depth {}",
+        outcome.unique_states, outcome.states, outcome.max_depth
+    );
+    let _ = writeln!(out);
+    for property in &outcome.properties {
+        let mark = if property.as_expected() {
+            "ok"
+        } else {
+            "UNEXPECTED"
+        };
+        let _ = writeln!(
+            out,
+            "{:<24} expected {:<10} actual {:<10} {mark}",
+            property.name,
+            property.expected.name(),
+            property.actual.name()
+        );
+    }
+    for property in &outcome.properties {
+        if let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) {
+            let _ = writeln!(
+                out,
+                "\ncounterexample to {} ({} steps{}):",
+                property.name,
+                trace.steps.len(),
+                if trace.replays {
+                    ""
+                } else {
+                    ", DOES NOT REPLAY"
+                }
+            );
+            let _ = write!(out, "{trace}");
+        }
+    }
+    out
+}

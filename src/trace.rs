@@ -1,0 +1,302 @@
+//! Counterexamples as traces a person can read and a program can replay.
+//!
+//! Each step says who did what: the application's command, the request the
+//! server served and what it answered, the message a client read and how its
+//! recipe reacted, or the fault. A trace is rebuilt from the checker's path by
+//! replaying its actions with [`World::step`], so a trace that does not reach
+//! its verdict again is reported as such ([`Trace::replays`]).
+
+use std::fmt::{self, Write as _};
+
+use stateright::{Expectation, Model, Property};
+
+use crate::client::ServerMessage;
+use crate::faults::Fault;
+use crate::recipe::Recipe;
+use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
+use crate::world::{Action, Status, World, WorldState};
+
+/// One step of a trace.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The checker's action, as written in Rust (`Serve(1)`, `Fault(Pause { client: 1 })`).
+    pub action: String,
+    /// What happened, in words.
+    pub text: String,
+}
+
+/// A counterexample or example.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    pub property: &'static str,
+    pub steps: Vec<Step>,
+    /// Whether replaying the actions from the initial state reaches a state
+    /// where the property again has the same verdict.
+    pub replays: bool,
+}
+
+impl Trace {
+    /// Replays `actions` from the initial state, describing each step, and
+    /// checks that the last state gives `property` the verdict it was found with.
+    pub fn replay<R: Recipe>(
+        world: &World<R>,
+        property: &Property<World<R>>,
+        actions: &[Action],
+    ) -> Trace {
+        let mut state = world.init_states().remove(0);
+        let mut steps = Vec::with_capacity(actions.len());
+        let mut replays = true;
+        for action in actions {
+            let Some(next) = world.step(&state, action) else {
+                replays = false;
+                break;
+            };
+            steps.push(Step {
+                action: format!("{action:?}"),
+                text: describe(world, &state, action, &next),
+            });
+            state = next;
+        }
+        Trace {
+            property: property.name,
+            steps,
+            replays: replays && discovered(world, property, &state),
+        }
+    }
+}
+
+/// Whether `state` is a discovery for `property`: a counterexample to an
+/// `always`, an example of a `sometimes`.
+pub fn discovered<R: Recipe>(
+    world: &World<R>,
+    property: &Property<World<R>>,
+    state: &WorldState<R::State>,
+) -> bool {
+    let holds = (property.condition)(world, state);
+    match property.expectation {
+        Expectation::Always | Expectation::Eventually => !holds,
+        Expectation::Sometimes => holds,
+    }
+}
+
+impl fmt::Display for Trace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (index, step) in self.steps.iter().enumerate() {
+            writeln!(f, "{:>3}. {}", index + 1, step.text)?;
+        }
+        Ok(())
+    }
+}
+
+fn op(op: &Op) -> String {
+    match op {
+        Op::Create { path, mode, .. } => {
+            let mode = match mode {
+                CreateMode::Persistent => "persistent",
+                CreateMode::Ephemeral => "ephemeral",
+                CreateMode::PersistentSequential => "persistent sequential",
+                CreateMode::EphemeralSequential => "ephemeral sequential",
+            };
+            format!("create {path} ({mode})")
+        }
+        Op::Delete { path, .. } => format!("delete {path}"),
+        Op::Exists { path, watch } => {
+            format!("exists {path}{}", if *watch { " +watch" } else { "" })
+        }
+        Op::GetData { path, watch } => {
+            format!("getData {path}{}", if *watch { " +watch" } else { "" })
+        }
+        Op::SetData { path, .. } => format!("setData {path}"),
+        Op::GetChildren { path, watch } => {
+            format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
+        }
+        Op::Sync { path } => format!("sync {path}"),
+        Op::Multi(ops) => format!("multi of {}", ops.len()),
+        Op::Close => "close".into(),
+    }
+}
+
+fn result(result: &OpResult) -> String {
+    match result {
+        Err(code) => code.name().into(),
+        Ok(Response::Created { path, .. }) => format!("created {path}"),
+        Ok(Response::Deleted) => "deleted".into(),
+        Ok(Response::Exists(Some(_))) => "exists".into(),
+        Ok(Response::Exists(None)) => "does not exist".into(),
+        Ok(Response::Data { .. }) => "data".into(),
+        Ok(Response::SetData { .. }) => "data set".into(),
+        Ok(Response::Children { names, .. }) => {
+            let names: Vec<&str> = names.iter().map(|name| &**name).collect();
+            format!("children [{}]", names.join(", "))
+        }
+        Ok(Response::Synced { .. }) => "synced".into(),
+        Ok(Response::Multi(MultiOutcome::Committed(_))) => "multi committed".into(),
+        Ok(Response::Multi(MultiOutcome::Aborted { code, .. })) => {
+            format!("multi aborted: {}", code.name())
+        }
+        Ok(Response::Closed) => "closed".into(),
+    }
+}
+
+fn message(message: &ServerMessage) -> String {
+    match message {
+        ServerMessage::Reply { result: r, .. } => format!("reply {}", result(r)),
+        ServerMessage::Notification(event) => format!("event {:?} {}", event.kind, event.path),
+    }
+}
+
+/// What changed for client `c`'s recipe, and what it sent and believes.
+fn reaction<S: PartialEq + fmt::Debug>(
+    before: &WorldState<S>,
+    after: &WorldState<S>,
+    c: usize,
+) -> String {
+    let mut out = String::new();
+    let pending = |state: &WorldState<S>| {
+        let client = state.net.client(c);
+        client
+            .in_flight()
+            .chain(client.queued())
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let known: Vec<_> = pending(before)
+        .into_iter()
+        .map(|request| request.xid)
+        .collect();
+    let requests: Vec<String> = pending(after)
+        .iter()
+        .filter(|request| !known.contains(&request.xid))
+        .map(|request| op(&request.op))
+        .collect();
+    if !requests.is_empty() {
+        let _ = write!(out, "; sends {}", requests.join(", "));
+    }
+    if before.processes[c].recipe != after.processes[c].recipe {
+        let _ = write!(out, "; now {:?}", after.processes[c].recipe);
+    }
+    let (was, is) = (before.history.holding[c], after.history.holding[c]);
+    if was != is {
+        match is {
+            Some(tenure) => {
+                let _ = write!(out, "; BELIEVES IT HOLDS the lock (token {})", tenure.token);
+            }
+            None => out.push_str("; no longer believes it holds the lock"),
+        }
+    }
+    if before.history.resource != after.history.resource {
+        let resource = after.history.resource;
+        let _ = write!(out, "; the resource accepts its write");
+        if resource.interleaved && !before.history.resource.interleaved {
+            out.push_str(" AFTER A NEWER HOLDER'S");
+        }
+    }
+    out
+}
+
+/// Who a fault or a server action woke, and what it deleted.
+fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
+    let mut out = String::new();
+    let gone: Vec<String> = before
+        .net
+        .store
+        .paths()
+        .filter(|path| !after.net.store.exists(path))
+        .map(|path| path.to_string())
+        .collect();
+    if !gone.is_empty() {
+        let _ = write!(out, "; deleted {}", gone.join(", "));
+    }
+    if after.history.herd && !before.history.herd {
+        out.push_str("; ONE DELETION WOKE SEVERAL WAITERS");
+    }
+    out
+}
+
+/// One step in words.
+pub fn describe<R: Recipe>(
+    world: &World<R>,
+    before: &WorldState<R::State>,
+    action: &Action,
+    after: &WorldState<R::State>,
+) -> String {
+    match *action {
+        Action::Invoke(c) => {
+            let command = &world.scripts[c][usize::from(before.processes[c].commands_given)];
+            format!(
+                "c{c} application: {command:?}{}",
+                reaction(before, after, c)
+            )
+        }
+        Action::Serve(c) => {
+            let request = before.net.links[c].up.front().expect("served a request");
+            let reply = match after.net.links[c].down.back() {
+                Some(ServerMessage::Reply {
+                    result: r, zxid, ..
+                }) => format!("{} (zxid {zxid})", result(r)),
+                _ => "?".into(),
+            };
+            format!(
+                "server serves c{c}: {} -> {reply}{}",
+                op(&request.op),
+                fired(before, after)
+            )
+        }
+        Action::Deliver(c) => {
+            let what = match before.net.links[c].down.front() {
+                Some(m) => message(m),
+                None => {
+                    "the connection is gone: CONNECTIONLOSS for each request, then Disconnected"
+                        .into()
+                }
+            };
+            format!("c{c} reads {what}{}", reaction(before, after, c))
+        }
+        Action::Reconnect(c) => {
+            let how = if after.net.client(c).state() == crate::client::ConnState::Expired {
+                "learns its session EXPIRED"
+            } else {
+                "reconnects (SetWatches, SyncConnected)"
+            };
+            format!("c{c} {how}{}", reaction(before, after, c))
+        }
+        Action::Resume(c) => format!("c{c} resumes after its pause"),
+        Action::SessionTimeout(session) => format!(
+            "server expires the session {session:#x} of a crashed process{}",
+            fired(before, after)
+        ),
+        Action::Fault(fault) => format!(
+            "FAULT: {}{}",
+            fault_text(fault, before),
+            fired(before, after)
+        ),
+    }
+}
+
+fn fault_text<S>(fault: Fault, before: &WorldState<S>) -> String {
+    match fault {
+        Fault::Crash { client, applied } => {
+            format!("c{client} crashes (the server received {applied} of its requests in flight)")
+        }
+        Fault::Restart { client } => format!("c{client} restarts with a new session"),
+        Fault::Pause { client } => format!("c{client} pauses"),
+        Fault::Disconnect { client, applied } => format!(
+            "c{client}'s connection drops (the server received {applied} of its requests in flight)"
+        ),
+        Fault::Expire { client } => {
+            let paused = before.processes[client].status == Status::Paused;
+            format!(
+                "the server expires c{client}'s session{}",
+                if paused { " while it is paused" } else { "" }
+            )
+        }
+        Fault::LoseReply { client } => {
+            let request = before.net.links[client]
+                .up
+                .front()
+                .map(|r| op(&r.op))
+                .unwrap_or_default();
+            format!("the server applies c{client}'s {request} and the reply is lost with the connection")
+        }
+    }
+}

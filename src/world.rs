@@ -1,0 +1,479 @@
+//! The world the checker explores: one simulated server, a few clients each
+//! running a recipe, their FIFO links, and the faults a scenario allows.
+//!
+//! A state ([`WorldState`]) is the server, each client's client library and
+//! links ([`Net`]), each client's process ([`Process`]: its recipe state, whether
+//! it runs, is paused or crashed, and how far its script has got), the faults
+//! spent, and the [`History`] the properties read.
+//!
+//! The checker's choices are [`Action`]s. Those that make progress:
+//! - `Invoke(c)`: the application gives client `c` its next scripted command,
+//!   once the previous one has returned;
+//! - `Serve(c)`: the server serves `c`'s oldest request; the notifications go
+//!   on each watcher's link before the reply goes on `c`'s;
+//! - `Deliver(c)`: `c`'s client library takes the next message off its link
+//!   (or notices that its connection is gone) and the recipe reacts;
+//! - `Reconnect(c)`: a disconnected client reaches the server again;
+//! - `Resume(c)`: a paused process runs again;
+//! - `SessionTimeout(s)`: the server expires the session of a crashed process
+//!   (nothing keeps it alive, so this always happens eventually);
+//!
+//! and the faults ([`Fault`], budgeted by the scenario).
+//!
+//! Everything is deterministic: the same actions from the same state give the
+//! same state.
+
+use std::collections::{BTreeSet, HashMap};
+use std::hash::{DefaultHasher, Hash, Hasher};
+
+use stateright::{Model, Property};
+
+use crate::client::{ConnState, Delivery};
+use crate::faults::{Fault, FaultBudget};
+use crate::net::Net;
+use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Token};
+use crate::store::{CreateMode, Notification, Op, SessionId, StoreConfig};
+
+/// Whether a client's process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Status {
+    Running,
+    /// A long pause (a garbage collection): it takes no step until it resumes,
+    /// while the rest of the world goes on.
+    Paused,
+    /// Dead; its session lives on until the server expires it.
+    Crashed,
+}
+
+/// One client's process.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Process<S> {
+    pub recipe: S,
+    pub status: Status,
+    /// How many commands of the script the application has given.
+    pub commands_given: u8,
+    pub restarts: u8,
+}
+
+/// One holder's time with the lock, numbered in the order they began.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Tenure {
+    pub index: u8,
+    pub token: Token,
+}
+
+/// The protected resource the lock guards. It accepts writes; a fenced one
+/// refuses a sequencer older than the highest it has seen.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Resource {
+    /// The newest tenure whose write it accepted.
+    pub newest: Option<u8>,
+    /// The highest sequencer it was handed.
+    pub highest_sequencer: Option<Token>,
+    /// It accepted a write from a tenure older than one it had already
+    /// accepted a write from: two holders' writes interleaved.
+    pub interleaved: bool,
+}
+
+impl Resource {
+    fn write(&mut self, tenure: Tenure, sequencer: Option<Token>) {
+        if let Some(sequencer) = sequencer {
+            if self
+                .highest_sequencer
+                .is_some_and(|highest| sequencer < highest)
+            {
+                return;
+            }
+            self.highest_sequencer = Some(sequencer);
+        }
+        if self.newest.is_some_and(|newest| tenure.index < newest) {
+            self.interleaved = true;
+        }
+        self.newest = self.newest.max(Some(tenure.index));
+    }
+}
+
+/// What the properties read: beliefs and the facts that happened, updated from
+/// observations and from what the server fired. Never messages in flight.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct History {
+    /// The tenure each client believes it holds.
+    pub holding: Vec<Option<Tenure>>,
+    /// Tenures begun so far.
+    pub acquisitions: u8,
+    pub resource: Resource,
+    /// Some deletion woke more than one waiting client.
+    pub herd: bool,
+    /// Some waiting client was sent a watch notification.
+    pub woken: bool,
+}
+
+/// A state of the world.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct WorldState<S> {
+    pub net: Net,
+    pub processes: Vec<Process<S>>,
+    /// Sessions of crashed processes that the server has not expired yet.
+    pub dead_sessions: BTreeSet<SessionId>,
+    pub spent: FaultBudget,
+    pub history: History,
+}
+
+/// What the checker can do next.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Action {
+    Invoke(ClientId),
+    Serve(ClientId),
+    Deliver(ClientId),
+    Reconnect(ClientId),
+    Resume(ClientId),
+    SessionTimeout(SessionId),
+    Fault(Fault),
+}
+
+impl Action {
+    /// Progress actions are the ones that happen eventually; faults may not.
+    pub fn is_progress(&self) -> bool {
+        !matches!(self, Action::Fault(_))
+    }
+}
+
+/// The model: a recipe, what each client's application does, and the faults
+/// allowed.
+#[derive(Clone, Debug)]
+pub struct World<R: Recipe> {
+    pub recipe: R,
+    /// Each client's script of commands.
+    pub scripts: Vec<Vec<R::Command>>,
+    pub budget: FaultBudget,
+    /// Whether the server may expire a session whose client is connected and
+    /// running (clocks that disagree); otherwise only one whose client is
+    /// disconnected, paused or crashed.
+    pub expire_anytime: bool,
+    pub store: StoreConfig,
+    pub properties: fn() -> Vec<Property<World<R>>>,
+}
+
+impl<R: Recipe> World<R> {
+    pub fn clients(&self) -> usize {
+        self.scripts.len()
+    }
+
+    pub fn incarnation(&self, state: &WorldState<R::State>, client: ClientId) -> Incarnation {
+        Incarnation {
+            client,
+            restarts: state.processes[client].restarts,
+        }
+    }
+
+    /// The client whose current session this is.
+    pub fn client_of(&self, state: &WorldState<R::State>, session: SessionId) -> Option<ClientId> {
+        (0..self.clients()).find(|&client| state.net.session(client) == session)
+    }
+
+    /// Hands client `client`'s recipe its inputs in order, then every input
+    /// its effects cause at once (a request the client library answers itself,
+    /// such as one on a dead session), after the inputs already queued.
+    pub(crate) fn feed(
+        &self,
+        state: &mut WorldState<R::State>,
+        client: ClientId,
+        inputs: impl IntoIterator<Item = Input<R::Command>>,
+    ) {
+        let me = self.incarnation(state, client);
+        let mut pending: Vec<Input<R::Command>> = inputs.into_iter().collect();
+        pending.reverse();
+        while let Some(input) = pending.pop() {
+            let mut effects = Effects::default();
+            self.recipe
+                .handle(me, &mut state.processes[client].recipe, input, &mut effects);
+            for observation in effects.observations {
+                self.observe(state, client, observation);
+            }
+            let mut answered = Vec::new();
+            for op in effects.requests {
+                answered.extend(state.net.submit(client, op));
+            }
+            // `pending` is reversed (the next input is last): queue at the front.
+            pending.splice(0..0, answered.into_iter().rev().map(Input::from));
+        }
+    }
+
+    /// Hands the recipe what its client library delivered.
+    pub(crate) fn deliver(
+        &self,
+        state: &mut WorldState<R::State>,
+        client: ClientId,
+        deliveries: Vec<Delivery>,
+    ) {
+        self.feed(state, client, deliveries.into_iter().map(Input::from));
+    }
+
+    fn observe(
+        &self,
+        state: &mut WorldState<R::State>,
+        client: ClientId,
+        observation: Observation,
+    ) {
+        let history = &mut state.history;
+        match observation {
+            Observation::Acquired { token } => {
+                history.acquisitions += 1;
+                history.holding[client] = Some(Tenure {
+                    index: history.acquisitions,
+                    token,
+                });
+            }
+            Observation::Released | Observation::Suspended | Observation::Lost => {
+                history.holding[client] = None;
+            }
+            Observation::GaveUp => {}
+            Observation::Used { sequencer } => {
+                if let Some(tenure) = history.holding[client] {
+                    history.resource.write(tenure, sequencer);
+                }
+            }
+        }
+    }
+
+    /// Records whom the server's notifications wake: a waiting client that
+    /// gets one is woken; more than one waiting client woken by one deletion is
+    /// a herd.
+    pub(crate) fn wake(&self, state: &mut WorldState<R::State>, fired: &[Notification]) {
+        let waiting = |client: ClientId| {
+            state.processes[client].status != Status::Crashed
+                && self.recipe.is_waiting(&state.processes[client].recipe)
+        };
+        let mut by_deletion: Vec<(&crate::store::Path, BTreeSet<ClientId>)> = Vec::new();
+        for notification in fired {
+            let Some(client) = self.client_of(state, notification.session) else {
+                continue;
+            };
+            if !waiting(client) {
+                continue;
+            }
+            state.history.woken = true;
+            if let Some(deleted) = &notification.deleted {
+                match by_deletion.iter_mut().find(|(path, _)| *path == deleted) {
+                    Some((_, woken)) => {
+                        woken.insert(client);
+                    }
+                    None => by_deletion.push((deleted, BTreeSet::from([client]))),
+                }
+            }
+        }
+        if by_deletion.iter().any(|(_, woken)| woken.len() > 1) {
+            state.history.herd = true;
+        }
+    }
+
+    fn progress_actions(&self, state: &WorldState<R::State>, actions: &mut Vec<Action>) {
+        for client in 0..self.clients() {
+            let process = &state.processes[client];
+            match process.status {
+                Status::Running => {
+                    let script = &self.scripts[client];
+                    if usize::from(process.commands_given) < script.len()
+                        && !self.recipe.is_busy(&process.recipe)
+                    {
+                        actions.push(Action::Invoke(client));
+                    }
+                    if state.net.can_deliver(client) {
+                        actions.push(Action::Deliver(client));
+                    }
+                    if state.net.client(client).state() == ConnState::Disconnected
+                        && !state.net.links[client].broken
+                    {
+                        actions.push(Action::Reconnect(client));
+                    }
+                }
+                Status::Paused => actions.push(Action::Resume(client)),
+                Status::Crashed => {}
+            }
+            if !state.net.links[client].up.is_empty() {
+                actions.push(Action::Serve(client));
+            }
+        }
+        for &session in &state.dead_sessions {
+            actions.push(Action::SessionTimeout(session));
+        }
+    }
+
+    /// Whether nothing but a fault can happen any more.
+    pub fn is_quiescent(&self, state: &WorldState<R::State>) -> bool {
+        let mut actions = Vec::new();
+        self.progress_actions(state, &mut actions);
+        actions.is_empty()
+    }
+
+    /// Applies one action. `None` if it is not enabled.
+    pub fn step(
+        &self,
+        state: &WorldState<R::State>,
+        action: &Action,
+    ) -> Option<WorldState<R::State>> {
+        let mut next = state.clone();
+        match *action {
+            Action::Invoke(client) => {
+                let process = &mut next.processes[client];
+                let command = *self.scripts[client].get(usize::from(process.commands_given))?;
+                process.commands_given += 1;
+                self.feed(&mut next, client, [Input::Command(command)]);
+            }
+            Action::Serve(client) => {
+                let fired = next.net.serve(client)?;
+                self.wake(&mut next, &fired);
+            }
+            Action::Deliver(client) => {
+                let deliveries = next.net.deliver(client);
+                self.deliver(&mut next, client, deliveries);
+            }
+            Action::Reconnect(client) => {
+                let deliveries = next.net.reconnect(client);
+                self.deliver(&mut next, client, deliveries);
+            }
+            Action::Resume(client) => next.processes[client].status = Status::Running,
+            Action::SessionTimeout(session) => {
+                next.dead_sessions.remove(&session);
+                let fired = next.net.expire_session(session);
+                self.wake(&mut next, &fired);
+            }
+            Action::Fault(fault) => fault.apply(self, &mut next),
+        }
+        Some(next)
+    }
+}
+
+impl<R: Recipe> World<R> {
+    /// The shortest sequence of actions from the initial state to a state where
+    /// `found` holds, searching breadth first in the checker's action order;
+    /// `None` if no reachable state qualifies.
+    ///
+    /// stateright 0.31's breadth-first checker keeps the *last* state it meets
+    /// that violates a property (each discovery overwrites the previous one),
+    /// so after a full exploration its path is seldom the shortest. This
+    /// search stops at the first, keeping only a fingerprint and a parent per
+    /// state, and rebuilds the path by replaying.
+    pub fn shortest_path(
+        &self,
+        found: impl Fn(&WorldState<R::State>) -> bool,
+    ) -> Option<Vec<Action>> {
+        let init = self.init_states().remove(0);
+        if found(&init) {
+            return Some(Vec::new());
+        }
+        let init_fingerprint = fingerprint(&init);
+        // Each state's parent and the index of the action that led to it.
+        let mut parents: HashMap<u64, (u64, usize)> = HashMap::from([(init_fingerprint, (0, 0))]);
+        let mut frontier = vec![(init, init_fingerprint)];
+        let mut actions = Vec::new();
+        while !frontier.is_empty() {
+            let mut next_frontier = Vec::new();
+            for (state, state_fingerprint) in frontier {
+                actions.clear();
+                self.actions(&state, &mut actions);
+                for (index, action) in actions.iter().enumerate() {
+                    let Some(next) = self.step(&state, action) else {
+                        continue;
+                    };
+                    let next_fingerprint = fingerprint(&next);
+                    if parents.contains_key(&next_fingerprint) {
+                        continue;
+                    }
+                    parents.insert(next_fingerprint, (state_fingerprint, index));
+                    if found(&next) {
+                        return Some(self.rebuild(&parents, init_fingerprint, next_fingerprint));
+                    }
+                    next_frontier.push((next, next_fingerprint));
+                }
+            }
+            frontier = next_frontier;
+        }
+        None
+    }
+
+    fn rebuild(&self, parents: &HashMap<u64, (u64, usize)>, init: u64, last: u64) -> Vec<Action> {
+        let mut indices = Vec::new();
+        let mut at = last;
+        while at != init {
+            let (parent, index) = parents[&at];
+            indices.push(index);
+            at = parent;
+        }
+        let mut state = self.init_states().remove(0);
+        let mut path = Vec::with_capacity(indices.len());
+        for index in indices.into_iter().rev() {
+            let mut actions = Vec::new();
+            self.actions(&state, &mut actions);
+            let action = actions.swap_remove(index);
+            state = self
+                .step(&state, &action)
+                .expect("a recorded action is enabled");
+            path.push(action);
+        }
+        path
+    }
+}
+
+fn fingerprint<T: Hash>(value: &T) -> u64 {
+    let mut hasher = DefaultHasher::new();
+    value.hash(&mut hasher);
+    hasher.finish()
+}
+
+impl<R: Recipe> Model for World<R> {
+    type State = WorldState<R::State>;
+    type Action = Action;
+
+    fn init_states(&self) -> Vec<Self::State> {
+        let clients = self.clients();
+        let mut net = Net::new(self.store, clients);
+        // The recipe's directory exists before any client starts.
+        net.submit(
+            0,
+            Op::Create {
+                path: self.recipe.directory().clone(),
+                data: None,
+                mode: CreateMode::Persistent,
+            },
+        );
+        net.settle();
+        let processes = (0..clients)
+            .map(|client| Process {
+                recipe: self.recipe.init(Incarnation {
+                    client,
+                    restarts: 0,
+                }),
+                status: Status::Running,
+                commands_given: 0,
+                restarts: 0,
+            })
+            .collect();
+        vec![WorldState {
+            net,
+            processes,
+            dead_sessions: BTreeSet::new(),
+            spent: FaultBudget::default(),
+            history: History {
+                holding: vec![None; clients],
+                acquisitions: 0,
+                resource: Resource::default(),
+                herd: false,
+                woken: false,
+            },
+        }]
+    }
+
+    fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        self.progress_actions(state, actions);
+        crate::faults::enabled(self, state, actions);
+    }
+
+    fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
+        self.step(state, &action)
+    }
+
+    fn properties(&self) -> Vec<Property<Self>> {
+        (self.properties)()
+    }
+}
