@@ -18,6 +18,34 @@
 //!   observations, to compare the store with a real server and to replay a
 //!   difference as a regression test.
 //!
+//! - [`recipe`]: the recipe actor trait; [`models`]: the recipes themselves.
+//! - [`world`]: the stateright model (store, clients, links, processes,
+//!   faults from [`faults`]), whose states [`properties`] judge.
+//! - [`scenario`]: scenario files to a world and its expected verdicts;
+//!   [`trace`]: counterexamples as readable, replayable steps.
+//!
+//! The store on its own:
+//!
+//! ```
+//! use zoocheck::store::{CreateMode, Op, Path, Response, Store};
+//!
+//! let mut store = Store::default();
+//! let session = store.open_session();
+//! let create = Op::Create {
+//!     path: Path::new("/lock-"),
+//!     data: None,
+//!     mode: CreateMode::EphemeralSequential,
+//! };
+//! let applied = store.apply(session, &create);
+//! match applied.result {
+//!     Ok(Response::Created { path, stat }) => {
+//!         assert_eq!(path.as_str(), "/lock-0000000000");
+//!         assert_eq!(stat.ephemeral_owner, session);
+//!     }
+//!     other => panic!("{other:?}"),
+//! }
+//! ```
+//!
 //! Nothing here reads a clock, draws a random number, does IO or iterates a
 //! hash map: the same steps give the same trace, every time.
 

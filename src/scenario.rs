@@ -203,15 +203,21 @@ impl Scenario {
             message,
         };
         let raw: File = toml::from_str(text).map_err(|e| {
-            let message = e.message().to_string();
-            let at = e
-                .span()
-                .map(|span| {
+            // Serde's type names are for programmers; say what a person writes.
+            let message = e
+                .message()
+                .replace("expected u8", "expected a whole number from 0 to 255")
+                .replace("expected u32", "expected a whole number");
+            match e.span() {
+                Some(span) => {
                     let line = text[..span.start].matches('\n').count() + 1;
-                    format!(" (line {line})")
-                })
-                .unwrap_or_default();
-            error("", format!("{message}{at}"))
+                    error(
+                        &key_at(text, span.start, &message),
+                        format!("{message} (line {line})"),
+                    )
+                }
+                None => error("", message),
+            }
         })?;
         let info = recipes()
             .into_iter()
@@ -398,6 +404,52 @@ impl Scenario {
                 check_world(world, &self.expect)
             }
         }
+    }
+}
+
+/// The dotted key a TOML error at `offset` is about: the key on that line,
+/// under the table that line is in (`faults.crash`), or for a missing field,
+/// the field the message names.
+fn key_at(text: &str, offset: usize, message: &str) -> String {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim();
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('[') && line.ends_with(']'))
+        .map(|header| {
+            header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+    let (key, table) = if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        // The span of a missing field is the table it is missing from.
+        let table = line.starts_with('[').then(|| {
+            line.trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+        (field.to_string(), table)
+    } else {
+        (
+            line.split('=').next().unwrap_or("").trim().to_string(),
+            table,
+        )
+    };
+    if key.starts_with('[') {
+        return key
+            .trim_matches(|c| c == '[' || c == ']')
+            .trim()
+            .to_string();
+    }
+    match table {
+        Some(table) => format!("{table}.{key}"),
+        None => key,
     }
 }
 

@@ -33,6 +33,9 @@ pub struct Trace {
     /// Whether replaying the actions from the initial state reaches a state
     /// where the property again has the same verdict.
     pub replays: bool,
+    /// How the last state stands, when nothing but a fault can happen there:
+    /// who waits forever, which nodes are orphans.
+    pub end: Option<String>,
 }
 
 impl Trace {
@@ -61,6 +64,7 @@ impl Trace {
             property: property.name,
             steps,
             replays: replays && discovered(world, property, &state),
+            end: world.is_quiescent(&state).then(|| stuck(world, &state)),
         }
     }
 }
@@ -84,8 +88,35 @@ impl fmt::Display for Trace {
         for (index, step) in self.steps.iter().enumerate() {
             writeln!(f, "{:>3}. {}", index + 1, step.text)?;
         }
+        if let Some(end) = &self.end {
+            writeln!(f, "     {end}")?;
+        }
         Ok(())
     }
+}
+
+/// A quiescent state in words.
+fn stuck<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> String {
+    let waiting: Vec<String> = (0..world.clients())
+        .filter(|&c| {
+            state.processes[c].status != Status::Crashed
+                && world.recipe.is_waiting(&state.processes[c].recipe)
+        })
+        .map(|c| format!("c{c}"))
+        .collect();
+    let orphans = crate::properties::orphans(world, state);
+    let mut out = String::from("then nothing but a fault can happen");
+    if !waiting.is_empty() {
+        let _ = write!(out, "; still waiting, forever: {}", waiting.join(", "));
+    }
+    if !orphans.is_empty() {
+        let _ = write!(
+            out,
+            "; orphan nodes (live session, no client wants them): {}",
+            orphans.join(", ")
+        );
+    }
+    out
 }
 
 fn op(op: &Op) -> String {

@@ -1,0 +1,240 @@
+//! A bad scenario file is refused with a message that names the file, the key
+//! and what was expected, and never panics. Each case starts from a valid
+//! scenario and breaks one thing.
+
+use std::path::Path;
+
+use zoocheck::scenario::Scenario;
+
+const VALID: &str = r#"description = "two clients"
+recipe = "lock"
+variant = "guid"
+clients = 2
+script = ["acquire", "work", "release"]
+
+[faults]
+crash = 1
+
+[expect]
+mutual_exclusion = "holds"
+resource_safety = "holds"
+herd_avoidance = "holds"
+no_orphan_no_deadlock = "holds"
+someone_acquired = "reached"
+waiter_woken = "reached"
+"#;
+
+fn error_of(text: &str) -> String {
+    let file = Path::new("scenarios/lock/broken.toml");
+    match Scenario::parse(text, file, "lock/broken") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+fn replaced(from: &str, to: &str) -> String {
+    assert!(
+        VALID.contains(from),
+        "{from:?} is not in the valid scenario"
+    );
+    VALID.replacen(from, to, 1)
+}
+
+#[test]
+fn the_valid_scenario_is_accepted() {
+    let scenario = Scenario::parse(VALID, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.clients, 2);
+    assert_eq!(scenario.budget.crash, 1);
+    assert_eq!(scenario.expect.len(), 6);
+}
+
+#[test]
+fn a_misspelt_key_is_named_with_the_keys_expected() {
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crashh = 1")),
+        "scenarios/lock/broken.toml: `faults.crashh`: unknown field `crashh`, expected one of \
+         `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `expire_anytime` (line 8)"
+    );
+}
+
+#[test]
+fn an_unknown_table_is_named() {
+    assert_eq!(
+        error_of(&replaced("[faults]", "[fault]")),
+        "scenarios/lock/broken.toml: `fault`: unknown field `fault`, expected one of \
+         `description`, `recipe`, `variant`, `clients`, `script`, `faults`, `store`, `expect` (line 7)"
+    );
+}
+
+#[test]
+fn a_missing_key_is_named() {
+    assert_eq!(
+        error_of(&replaced("variant = \"guid\"\n", "")),
+        "scenarios/lock/broken.toml: `variant`: missing field `variant` (line 1)"
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type_names_its_key() {
+    assert_eq!(
+        error_of(&replaced("clients = 2", "clients = \"two\"")),
+        "scenarios/lock/broken.toml: `clients`: invalid type: string \"two\", expected a whole \
+         number from 0 to 255 (line 4)"
+    );
+}
+
+#[test]
+fn a_negative_budget_names_its_key() {
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crash = -1")),
+        "scenarios/lock/broken.toml: `faults.crash`: invalid value: integer `-1`, expected a \
+         whole number from 0 to 255 (line 8)"
+    );
+}
+
+#[test]
+fn broken_toml_names_the_line() {
+    assert_eq!(
+        error_of(&replaced("\"two clients\"", "\"two clients")),
+        "scenarios/lock/broken.toml: `description`: invalid basic string (line 1)"
+    );
+}
+
+#[test]
+fn an_unknown_recipe_lists_the_known_ones() {
+    assert_eq!(
+        error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
+        "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock"
+    );
+}
+
+#[test]
+fn an_unknown_variant_lists_the_recipes_variants() {
+    assert_eq!(
+        error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
+        "scenarios/lock/broken.toml: `variant`: \"uuid\"; expected one of guid, no_guid, herd, \
+         fenced, try_acquire"
+    );
+}
+
+#[test]
+fn an_unknown_command_lists_the_recipes_commands() {
+    assert_eq!(
+        error_of(&replaced("\"work\"", "\"wrok\"")),
+        "scenarios/lock/broken.toml: `script`: \"wrok\"; expected one of acquire, work, release"
+    );
+}
+
+#[test]
+fn client_counts_outside_the_limits_are_refused() {
+    assert_eq!(
+        error_of(&replaced("clients = 2", "clients = 0")),
+        "scenarios/lock/broken.toml: `clients`: 0 clients; expected 1 to 4"
+    );
+    assert_eq!(
+        error_of(&replaced("clients = 2", "clients = 9")),
+        "scenarios/lock/broken.toml: `clients`: 9 clients; expected 1 to 4"
+    );
+}
+
+#[test]
+fn an_empty_script_is_refused() {
+    assert_eq!(
+        error_of(&replaced("[\"acquire\", \"work\", \"release\"]", "[]")),
+        "scenarios/lock/broken.toml: `script`: 0 commands; expected 1 to 8 of acquire, work, release"
+    );
+}
+
+#[test]
+fn a_budget_over_the_limit_is_refused() {
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crash = 9")),
+        "scenarios/lock/broken.toml: `faults.crash`: 9; expected at most 3 (every fault \
+         multiplies the states)"
+    );
+}
+
+#[test]
+fn more_restarts_than_crashes_make_no_sense() {
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crash = 1\nrestart = 2")),
+        "scenarios/lock/broken.toml: `faults.restart`: 2 restarts but only 1 crashes; a restart \
+         needs a crashed client"
+    );
+}
+
+#[test]
+fn expire_anytime_without_an_expiry_budget_makes_no_sense() {
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crash = 1\nexpire_anytime = true")),
+        "scenarios/lock/broken.toml: `faults.expire_anytime`: true but `faults.expire` is 0; set \
+         an expiry budget for it to mean anything"
+    );
+}
+
+#[test]
+fn store_settings_outside_their_range_are_refused() {
+    assert_eq!(
+        error_of(&replaced(
+            "[expect]",
+            "[store]\nsequence_bits = 64\n\n[expect]"
+        )),
+        "scenarios/lock/broken.toml: `store.sequence_bits`: 64; expected 2 to 32"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]", "[store]\nchild_order = \"sorted\"\n\n[expect]")),
+        "scenarios/lock/broken.toml: `store.child_order`: \"sorted\"; expected one of hashed, reversed"
+    );
+}
+
+#[test]
+fn every_property_needs_an_expectation() {
+    assert_eq!(
+        error_of(&replaced("waiter_woken = \"reached\"\n", "")),
+        "scenarios/lock/broken.toml: `expect.waiter_woken`: missing; expected reached or unreached"
+    );
+}
+
+#[test]
+fn an_expectation_must_fit_the_kind_of_property() {
+    assert_eq!(
+        error_of(&replaced("mutual_exclusion = \"holds\"", "mutual_exclusion = \"reached\"")),
+        "scenarios/lock/broken.toml: `expect.mutual_exclusion`: \"reached\"; expected one of holds, violated"
+    );
+    assert_eq!(
+        error_of(&replaced("waiter_woken = \"reached\"", "waiter_woken = \"holds\"")),
+        "scenarios/lock/broken.toml: `expect.waiter_woken`: \"holds\"; expected one of reached, unreached"
+    );
+}
+
+#[test]
+fn an_expectation_for_an_unknown_property_is_refused() {
+    assert_eq!(
+        error_of(&replaced("[expect]\n", "[expect]\nliveness = \"holds\"\n")),
+        "scenarios/lock/broken.toml: `expect.liveness`: no such property of `lock`; expected one \
+         of mutual_exclusion, resource_safety, herd_avoidance, no_orphan_no_deadlock, \
+         someone_acquired, waiter_woken"
+    );
+}
+
+#[test]
+fn an_unreadable_file_is_named() {
+    let error = Scenario::load(
+        Path::new("scenarios/lock/absent.toml"),
+        Path::new("scenarios"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        error.starts_with("scenarios/lock/absent.toml: cannot read: "),
+        "{error}"
+    );
+}
+
+#[test]
+fn every_scenario_in_the_repository_loads() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let scenarios = Scenario::load_all(&root).unwrap_or_else(|error| panic!("{error}"));
+    assert!(scenarios.iter().any(|s| s.name == "lock/guid_2_clients"));
+    assert!(scenarios.windows(2).all(|pair| pair[0].name < pair[1].name));
+}
