@@ -280,11 +280,14 @@ impl Recipe for Lock {
                 }
                 (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss)) => {
                     if self.variant.uses_guid() {
-                        // Seed 001: look for a node with our GUID before creating again.
+                        // Seed 001: look for a node with our GUID before creating
+                        // again. This listing doubles as step 2, so the `herd`
+                        // variant sets its watch here too, or it would wait for
+                        // a change nobody will tell it of.
                         state.phase = Phase::Recovering;
                         out.send(Op::GetChildren {
                             path: self.dir.clone(),
-                            watch: false,
+                            watch: self.variant == Variant::Herd,
                         });
                     } else {
                         self.create(me, state, out);

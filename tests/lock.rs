@@ -1,0 +1,1371 @@
+//! The lock recipe's actor (`models/lock.rs`), one test per branch of
+//! `Lock::handle`, named after the branch it reaches: each drives the actor
+//! directly with a hand-built input and asserts the exact effects (requests
+//! sent, observations) and the resulting `state.phase` and `state.node`.
+//!
+//! Then a few scripted interleavings through the whole world
+//! (`zoocheck::world::World`), each walking one specific run action by action.
+//!
+//! Tests marked `// REGRESSION:` pin a bug these tests found (and that was
+//! fixed): the `herd` variant's recovery listing set no watch.
+
+use std::sync::Arc;
+
+use stateright::Model;
+
+use zoocheck::client::SessionEvent;
+use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};
+use zoocheck::properties;
+use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use zoocheck::store::{
+    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
+    ANY_VERSION,
+};
+use zoocheck::world::{Action, Status, Tenure, World, WorldState};
+
+// ---------------------------------------------------------------------------
+// Helpers.
+// ---------------------------------------------------------------------------
+
+/// Client 0's first process: GUID `c0`.
+const ME: Incarnation = Incarnation {
+    client: 0,
+    restarts: 0,
+};
+
+/// Our node, as the server would name the fourth child of `/lock`.
+const MINE: &str = "c0-lock-0000000003";
+/// The next lowest node: another client's.
+const PRED: &str = "c1-lock-0000000001";
+/// The lowest node: a third client's.
+const LOWEST: &str = "c2-lock-0000000000";
+
+fn state(phase: Phase, node: Option<&str>) -> State {
+    State {
+        phase,
+        node: node.map(Arc::from),
+    }
+}
+
+fn idle() -> State {
+    state(Phase::Idle, None)
+}
+
+fn watching(name: &str) -> Phase {
+    Phase::Watching(Arc::from(name))
+}
+
+/// Hands `input` to a lock of `variant` as client 0's first process.
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    run_as(variant, ME, state, input)
+}
+
+fn run_as(variant: Variant, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
+    let mut out = Effects::default();
+    Lock::new(variant).handle(me, state, input, &mut out);
+    out
+}
+
+fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
+    Effects {
+        requests,
+        observations,
+    }
+}
+
+fn nothing() -> Effects {
+    Effects::default()
+}
+
+fn at(name: &str) -> Path {
+    Path::new(&format!("/lock/{name}"))
+}
+
+fn create_op(prefix: &str) -> Op {
+    Op::Create {
+        path: at(prefix),
+        data: None,
+        mode: CreateMode::EphemeralSequential,
+    }
+}
+
+fn list_op(watch: bool) -> Op {
+    Op::GetChildren {
+        path: Path::new("/lock"),
+        watch,
+    }
+}
+
+fn exists_op(name: &str) -> Op {
+    Op::Exists {
+        path: at(name),
+        watch: true,
+    }
+}
+
+fn delete_op(name: &str) -> Op {
+    Op::Delete {
+        path: at(name),
+        version: ANY_VERSION,
+    }
+}
+
+fn names(list: &[&str]) -> Vec<Arc<str>> {
+    list.iter().map(|name| Arc::from(*name)).collect()
+}
+
+fn children(list: &[&str]) -> OpResult {
+    Ok(Response::Children {
+        names: names(list),
+        stat: Stat::default(),
+    })
+}
+
+fn created(name: &str) -> OpResult {
+    Ok(Response::Created {
+        path: at(name),
+        stat: Stat::default(),
+    })
+}
+
+fn reply(op: Op, result: OpResult) -> Input<Command> {
+    Input::Reply { op, result }
+}
+
+fn command(command: Command) -> Input<Command> {
+    Input::Command(command)
+}
+
+fn session(event: SessionEvent) -> Input<Command> {
+    Input::Session(event)
+}
+
+fn event(kind: EventType, path: Path) -> Input<Command> {
+    Input::Watch(WatchEvent { kind, path })
+}
+
+fn lost() -> OpResult {
+    Err(ErrorCode::ConnectionLoss)
+}
+
+/// Every phase, once each.
+fn all_phases() -> Vec<Phase> {
+    vec![
+        Phase::Idle,
+        Phase::Creating,
+        Phase::Recovering,
+        Phase::Listing,
+        watching(PRED),
+        Phase::WaitingForChildren,
+        Phase::Held,
+        Phase::Suspended,
+        Phase::Releasing,
+        Phase::Abandoning,
+        Phase::Dead,
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// Step 1: acquire creates the node.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn acquire_creates_an_ephemeral_sequential_node_with_the_guid_prefix() {
+    for variant in [
+        Variant::Guid,
+        Variant::Herd,
+        Variant::Fenced,
+        Variant::TryAcquire,
+    ] {
+        let mut s = idle();
+        let out = run(variant, &mut s, command(Command::Acquire));
+        assert_eq!(
+            out,
+            effects(vec![create_op("c0-lock-")], vec![]),
+            "{variant:?}"
+        );
+        assert_eq!(s, state(Phase::Creating, None), "{variant:?}");
+    }
+    // A restarted process has a GUID of its own.
+    let mut s = idle();
+    let restarted = Incarnation {
+        client: 1,
+        restarts: 2,
+    };
+    let out = run_as(Variant::Guid, restarted, &mut s, command(Command::Acquire));
+    assert_eq!(out, effects(vec![create_op("c1r2-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn no_guid_acquire_creates_a_plain_lock_node() {
+    let mut s = idle();
+    let out = run(Variant::NoGuid, &mut s, command(Command::Acquire));
+    assert_eq!(out, effects(vec![create_op("lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn acquire_while_not_idle_does_nothing() {
+    for phase in all_phases() {
+        if phase == Phase::Idle {
+            continue;
+        }
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, command(Command::Acquire));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Step 2: the create's reply, and listing.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn created_node_is_remembered_and_children_are_listed_without_watch() {
+    for variant in [
+        Variant::Guid,
+        Variant::NoGuid,
+        Variant::Fenced,
+        Variant::TryAcquire,
+    ] {
+        let mut s = state(Phase::Creating, None);
+        let out = run(variant, &mut s, reply(create_op("c0-lock-"), created(MINE)));
+        assert_eq!(out, effects(vec![list_op(false)], vec![]), "{variant:?}");
+        assert_eq!(s, state(Phase::Listing, Some(MINE)), "{variant:?}");
+    }
+}
+
+#[test]
+fn herd_created_node_is_remembered_and_children_are_listed_with_watch() {
+    let mut s = state(Phase::Creating, None);
+    let out = run(
+        Variant::Herd,
+        &mut s,
+        reply(create_op("c0-lock-"), created(MINE)),
+    );
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+#[test]
+fn create_reply_when_not_creating_is_ignored() {
+    let mut s = state(Phase::Dead, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(create_op("c0-lock-"), created(MINE)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Dead, None));
+}
+
+#[test]
+fn create_other_error_is_ignored() {
+    // SESSIONEXPIRED follows the `Expired` event that already ended the
+    // process; a create refused otherwise is not something the recipe meets.
+    let mut s = state(Phase::Creating, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(create_op("c0-lock-"), Err(ErrorCode::SessionExpired)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+// ---------------------------------------------------------------------------
+// Steps 3 and 4: deciding on the children.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
+    // Unsorted, with a child that is not a lock node: the order is by sequence.
+    for variant in [
+        Variant::Guid,
+        Variant::Herd,
+        Variant::Fenced,
+        Variant::TryAcquire,
+    ] {
+        let mut s = state(Phase::Listing, Some(MINE));
+        let out = run(
+            variant,
+            &mut s,
+            reply(
+                list_op(false),
+                children(&["c5-lock-0000000009", "readme", MINE]),
+            ),
+        );
+        assert_eq!(
+            out,
+            effects(vec![], vec![Observation::Acquired { token: 3 }]),
+            "{variant:?}"
+        );
+        assert_eq!(s, state(Phase::Held, Some(MINE)), "{variant:?}");
+    }
+    let mut s = state(Phase::Listing, Some("lock-0000000007"));
+    let out = run(
+        Variant::NoGuid,
+        &mut s,
+        reply(
+            list_op(false),
+            children(&["lock-0000000008", "lock-0000000007"]),
+        ),
+    );
+    assert_eq!(
+        out,
+        effects(vec![], vec![Observation::Acquired { token: 7 }])
+    );
+    assert_eq!(s, state(Phase::Held, Some("lock-0000000007")));
+}
+
+#[test]
+fn otherwise_watches_the_next_lowest_with_exists() {
+    for variant in [Variant::Guid, Variant::NoGuid, Variant::Fenced] {
+        let mut s = state(Phase::Listing, Some(MINE));
+        // The next lowest, not the lowest; by sequence, not by name.
+        let out = run(
+            variant,
+            &mut s,
+            reply(
+                list_op(false),
+                children(&[MINE, LOWEST, "c9-lock-0000000004", PRED]),
+            ),
+        );
+        assert_eq!(out, effects(vec![exists_op(PRED)], vec![]), "{variant:?}");
+        assert_eq!(s, state(watching(PRED), Some(MINE)), "{variant:?}");
+    }
+}
+
+#[test]
+fn our_node_missing_from_the_children_creates_again() {
+    let mut s = state(Phase::Listing, Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&[LOWEST, PRED])),
+    );
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn listing_connection_loss_lists_again() {
+    for (variant, watch) in [(Variant::Guid, false), (Variant::Herd, true)] {
+        let mut s = state(Phase::Listing, Some(MINE));
+        let out = run(variant, &mut s, reply(list_op(watch), lost()));
+        assert_eq!(out, effects(vec![list_op(watch)], vec![]), "{variant:?}");
+        assert_eq!(s, state(Phase::Listing, Some(MINE)), "{variant:?}");
+    }
+}
+
+#[test]
+fn listing_other_error_is_ignored() {
+    let mut s = state(Phase::Listing, Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), Err(ErrorCode::SessionExpired)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+// ---------------------------------------------------------------------------
+// Step 5: the exists reply and the watch event.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn exists_false_goes_back_to_step_2() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(exists_op(PRED), Ok(Response::Exists(None))),
+    );
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+#[test]
+fn exists_true_waits() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(exists_op(PRED), Ok(Response::Exists(Some(Stat::default())))),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(watching(PRED), Some(MINE)));
+}
+
+#[test]
+fn exists_connection_loss_goes_back_to_step_2() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(Variant::Guid, &mut s, reply(exists_op(PRED), lost()));
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+#[test]
+fn exists_reply_for_another_node_is_ignored() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(exists_op(LOWEST), Ok(Response::Exists(None))),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(watching(PRED), Some(MINE)));
+}
+
+#[test]
+fn predecessor_deleted_event_goes_back_to_step_2() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        event(EventType::NodeDeleted, at(PRED)),
+    );
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+#[test]
+fn events_for_other_nodes_are_ignored() {
+    for input in [
+        event(EventType::NodeDeleted, at(LOWEST)),
+        event(EventType::NodeDeleted, at(MINE)),
+        event(EventType::NodeChildrenChanged, Path::new("/lock")),
+    ] {
+        let mut s = state(watching(PRED), Some(MINE));
+        let out = run(Variant::Guid, &mut s, input.clone());
+        assert_eq!(out, nothing(), "{input:?}");
+        assert_eq!(s, state(watching(PRED), Some(MINE)), "{input:?}");
+    }
+}
+
+#[test]
+fn events_when_not_waiting_are_ignored() {
+    for phase in [
+        Phase::Idle,
+        Phase::Listing,
+        Phase::Held,
+        Phase::Suspended,
+        Phase::Dead,
+    ] {
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(
+            Variant::Herd,
+            &mut s,
+            event(EventType::NodeChildrenChanged, Path::new("/lock")),
+        );
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+        let out = run(
+            Variant::Guid,
+            &mut s,
+            event(EventType::NodeDeleted, at(PRED)),
+        );
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Seed 001: a lost create reply, with and without the GUID.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn create_connection_loss_with_guid_lists_children_to_recover() {
+    for variant in [Variant::Guid, Variant::Fenced, Variant::TryAcquire] {
+        let mut s = state(Phase::Creating, None);
+        let out = run(variant, &mut s, reply(create_op("c0-lock-"), lost()));
+        assert_eq!(out, effects(vec![list_op(false)], vec![]), "{variant:?}");
+        assert_eq!(s, state(Phase::Recovering, None), "{variant:?}");
+    }
+}
+
+#[test]
+fn recovery_adopts_the_node_with_our_guid() {
+    // Ours is the lowest: held at once, from the recovery listing itself.
+    let mut s = state(Phase::Recovering, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&["c1-lock-0000000004", MINE])),
+    );
+    assert_eq!(
+        out,
+        effects(vec![], vec![Observation::Acquired { token: 3 }])
+    );
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+
+    // Ours is not the lowest: adopted, and its predecessor watched.
+    let mut s = state(Phase::Recovering, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&[MINE, PRED, LOWEST])),
+    );
+    assert_eq!(out, effects(vec![exists_op(PRED)], vec![]));
+    assert_eq!(s, state(watching(PRED), Some(MINE)));
+}
+
+#[test]
+fn recovery_ignores_the_nodes_of_other_processes_of_the_same_client() {
+    // `c0r1-` is a later process of client 0, `c10-` another client: neither
+    // starts with `c0-lock-`.
+    let mut s = state(Phase::Recovering, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(
+            list_op(false),
+            children(&["c0r1-lock-0000000001", "c10-lock-0000000002"]),
+        ),
+    );
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+
+    // And the restarted process does not adopt its predecessor's `c0-` node.
+    let restarted = Incarnation {
+        client: 0,
+        restarts: 1,
+    };
+    let mut s = state(Phase::Recovering, None);
+    let out = run_as(
+        Variant::Guid,
+        restarted,
+        &mut s,
+        reply(list_op(false), children(&["c0-lock-0000000001"])),
+    );
+    assert_eq!(out, effects(vec![create_op("c0r1-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn recovery_without_our_node_creates_again() {
+    let mut s = state(Phase::Recovering, None);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&[PRED, LOWEST])),
+    );
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+
+    let mut s = state(Phase::Recovering, None);
+    let out = run(Variant::Guid, &mut s, reply(list_op(false), children(&[])));
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn recovery_listing_connection_loss_lists_again() {
+    let mut s = state(Phase::Recovering, None);
+    let out = run(Variant::Guid, &mut s, reply(list_op(false), lost()));
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, state(Phase::Recovering, None));
+}
+
+#[test]
+fn try_acquire_recovery_adopts_and_gives_up_when_not_lowest() {
+    let mut s = state(Phase::Recovering, None);
+    let out = run(
+        Variant::TryAcquire,
+        &mut s,
+        reply(list_op(false), children(&[MINE, PRED])),
+    );
+    assert_eq!(
+        out,
+        effects(vec![delete_op(MINE)], vec![Observation::GaveUp])
+    );
+    assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
+}
+
+// REGRESSION: the herd variant's waiters "list the children *with* a watch
+// and wake on every change of the lock node" (module doc). The recovery
+// listing after a lost create reply doubles as step 2 (its children decide at
+// once), so it must carry the watch; it once did not, and a herd waiter that
+// adopted a node that was not the lowest waited forever.
+#[test]
+fn herd_create_connection_loss_recovers_with_a_listing_that_watches() {
+    let mut s = state(Phase::Creating, None);
+    let out = run(Variant::Herd, &mut s, reply(create_op("c0-lock-"), lost()));
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(s, state(Phase::Recovering, None));
+}
+
+#[test]
+fn create_connection_loss_without_guid_creates_again() {
+    let mut s = state(Phase::Creating, None);
+    let out = run(Variant::NoGuid, &mut s, reply(create_op("lock-"), lost()));
+    assert_eq!(out, effects(vec![create_op("lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+// ---------------------------------------------------------------------------
+// Session events.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn disconnected_while_held_suspends() {
+    let mut s = state(Phase::Held, Some(MINE));
+    let out = run(Variant::Guid, &mut s, session(SessionEvent::Disconnected));
+    assert_eq!(out, effects(vec![], vec![Observation::Suspended]));
+    assert_eq!(s, state(Phase::Suspended, Some(MINE)));
+}
+
+#[test]
+fn disconnected_while_waiting_keeps_waiting() {
+    for (phase, node) in [
+        (Phase::Creating, None),
+        (Phase::Recovering, None),
+        (Phase::Listing, Some(MINE)),
+        (watching(PRED), Some(MINE)),
+        (Phase::WaitingForChildren, Some(MINE)),
+        // Nor does any other phase but `Held` react to it.
+        (Phase::Idle, None),
+        (Phase::Suspended, Some(MINE)),
+        (Phase::Releasing, Some(MINE)),
+        (Phase::Abandoning, Some(MINE)),
+        (Phase::Dead, None),
+    ] {
+        let mut s = state(phase.clone(), node);
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::Disconnected));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), node), "{phase:?}");
+    }
+}
+
+#[test]
+fn sync_connected_while_suspended_checks_again_and_reacquires() {
+    let mut s = state(Phase::Suspended, Some(MINE));
+    let out = run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&["c1-lock-0000000005", MINE])),
+    );
+    assert_eq!(
+        out,
+        effects(vec![], vec![Observation::Acquired { token: 3 }])
+    );
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+}
+
+#[test]
+fn herd_sync_connected_while_suspended_checks_again_with_watch() {
+    let mut s = state(Phase::Suspended, Some(MINE));
+    let out = run(Variant::Herd, &mut s, session(SessionEvent::SyncConnected));
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+}
+
+#[test]
+fn sync_connected_while_suspended_finds_its_node_gone_and_creates_again() {
+    let mut s = state(Phase::Suspended, Some(MINE));
+    run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&["c1-lock-0000000005"])),
+    );
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+}
+
+#[test]
+fn sync_connected_while_not_suspended_does_nothing() {
+    for phase in all_phases() {
+        if phase == Phase::Suspended {
+            continue;
+        }
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+#[test]
+fn expired_while_held_observes_lost_and_dies() {
+    for phase in [Phase::Held, Phase::Suspended] {
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        assert_eq!(out, effects(vec![], vec![Observation::Lost]), "{phase:?}");
+        assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
+    }
+}
+
+#[test]
+fn expired_while_waiting_gives_up() {
+    for (phase, node) in [
+        (Phase::Creating, None),
+        (Phase::Recovering, None),
+        (Phase::Listing, Some(MINE)),
+        (watching(PRED), Some(MINE)),
+        (Phase::WaitingForChildren, Some(MINE)),
+    ] {
+        let mut s = state(phase.clone(), node);
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
+        assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
+    }
+}
+
+#[test]
+fn expired_otherwise_just_dies() {
+    for (phase, node) in [
+        (Phase::Idle, None),
+        (Phase::Releasing, Some(MINE)),
+        (Phase::Abandoning, Some(MINE)),
+        (Phase::Dead, None),
+    ] {
+        let mut s = state(phase.clone(), node);
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
+    }
+}
+
+#[test]
+fn closed_ends_the_process() {
+    let cases = [
+        (Phase::Held, Some(MINE), vec![Observation::Lost]),
+        (Phase::Suspended, Some(MINE), vec![Observation::Lost]),
+        (watching(PRED), Some(MINE), vec![Observation::GaveUp]),
+        (Phase::Creating, None, vec![Observation::GaveUp]),
+        (Phase::Idle, None, vec![]),
+        (Phase::Releasing, Some(MINE), vec![]),
+    ];
+    for (phase, node, observations) in cases {
+        let mut s = state(phase.clone(), node);
+        let out = run(Variant::Guid, &mut s, session(SessionEvent::Closed));
+        assert_eq!(out, effects(vec![], observations), "{phase:?}");
+        assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
+    }
+}
+
+#[test]
+fn replies_after_death_are_ignored() {
+    let inputs = [
+        reply(create_op("c0-lock-"), Err(ErrorCode::SessionExpired)),
+        reply(list_op(false), Err(ErrorCode::SessionExpired)),
+        reply(exists_op(PRED), Err(ErrorCode::SessionExpired)),
+        reply(delete_op(MINE), Err(ErrorCode::SessionExpired)),
+        reply(list_op(false), children(&[MINE])),
+    ];
+    for input in inputs {
+        let mut s = state(Phase::Dead, None);
+        let out = run(Variant::Guid, &mut s, input.clone());
+        assert_eq!(out, nothing(), "{input:?}");
+        assert_eq!(s, state(Phase::Dead, None), "{input:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Work.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn work_while_held_uses_the_resource() {
+    let mut s = state(Phase::Held, Some(MINE));
+    let out = run(Variant::Fenced, &mut s, command(Command::Work));
+    assert_eq!(
+        out,
+        effects(vec![], vec![Observation::Used { sequencer: Some(3) }])
+    );
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+
+    for variant in [
+        Variant::Guid,
+        Variant::NoGuid,
+        Variant::Herd,
+        Variant::TryAcquire,
+    ] {
+        let mut s = state(Phase::Held, Some(MINE));
+        let out = run(variant, &mut s, command(Command::Work));
+        assert_eq!(
+            out,
+            effects(vec![], vec![Observation::Used { sequencer: None }]),
+            "{variant:?}"
+        );
+        assert_eq!(s, state(Phase::Held, Some(MINE)), "{variant:?}");
+    }
+}
+
+#[test]
+fn work_without_the_lock_does_nothing() {
+    for phase in all_phases() {
+        if phase == Phase::Held {
+            continue;
+        }
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Fenced, &mut s, command(Command::Work));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Unlock.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn release_while_held_observes_released_and_deletes() {
+    let mut s = state(Phase::Held, Some(MINE));
+    let out = run(Variant::Guid, &mut s, command(Command::Release));
+    assert_eq!(
+        out,
+        effects(vec![delete_op(MINE)], vec![Observation::Released])
+    );
+    assert_eq!(s, state(Phase::Releasing, Some(MINE)));
+}
+
+#[test]
+fn release_while_suspended_deletes_without_observing() {
+    let mut s = state(Phase::Suspended, Some(MINE));
+    let out = run(Variant::Guid, &mut s, command(Command::Release));
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(s, state(Phase::Releasing, Some(MINE)));
+}
+
+#[test]
+fn release_without_the_lock_does_nothing() {
+    for phase in all_phases() {
+        if matches!(phase, Phase::Held | Phase::Suspended) {
+            continue;
+        }
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, command(Command::Release));
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+#[test]
+fn release_delete_connection_loss_retries() {
+    for phase in [Phase::Releasing, Phase::Abandoning] {
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, reply(delete_op(MINE), lost()));
+        assert_eq!(out, effects(vec![delete_op(MINE)], vec![]), "{phase:?}");
+        assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
+    }
+}
+
+#[test]
+fn release_delete_succeeds_and_ends_idle() {
+    for phase in [Phase::Releasing, Phase::Abandoning] {
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(
+            Variant::Guid,
+            &mut s,
+            reply(delete_op(MINE), Ok(Response::Deleted)),
+        );
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, state(Phase::Idle, None), "{phase:?}");
+    }
+}
+
+#[test]
+fn release_delete_nonode_or_sessionexpired_ends_idle() {
+    for phase in [Phase::Releasing, Phase::Abandoning] {
+        for code in [ErrorCode::NoNode, ErrorCode::SessionExpired] {
+            let mut s = state(phase.clone(), Some(MINE));
+            let out = run(Variant::Guid, &mut s, reply(delete_op(MINE), Err(code)));
+            assert_eq!(out, nothing(), "{phase:?} {code:?}");
+            assert_eq!(s, state(Phase::Idle, None), "{phase:?} {code:?}");
+        }
+    }
+}
+
+#[test]
+fn delete_reply_when_not_releasing_is_ignored() {
+    let mut s = state(Phase::Held, Some(MINE));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(delete_op(MINE), Ok(Response::Deleted)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+}
+
+// ---------------------------------------------------------------------------
+// The try-acquire and herd variants.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn try_acquire_gives_up_and_deletes_its_node_when_not_lowest() {
+    let mut s = state(Phase::Listing, Some(MINE));
+    let out = run(
+        Variant::TryAcquire,
+        &mut s,
+        reply(list_op(false), children(&[PRED, MINE, LOWEST])),
+    );
+    assert_eq!(
+        out,
+        effects(vec![delete_op(MINE)], vec![Observation::GaveUp])
+    );
+    assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
+
+    // The delete ends it.
+    let out = run(
+        Variant::TryAcquire,
+        &mut s,
+        reply(delete_op(MINE), Ok(Response::Deleted)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Idle, None));
+}
+
+#[test]
+fn herd_waits_for_children_changed_and_lists_again() {
+    let mut s = state(Phase::Listing, Some(MINE));
+    let out = run(
+        Variant::Herd,
+        &mut s,
+        reply(list_op(true), children(&[PRED, MINE, LOWEST])),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::WaitingForChildren, Some(MINE)));
+
+    // A deletion of a node it does not follow, or an event on another path:
+    // nothing. (The lock node's children changing is all it waits for.)
+    for input in [
+        event(EventType::NodeDeleted, at(PRED)),
+        event(EventType::NodeChildrenChanged, Path::new("/other")),
+        event(EventType::NodeDataChanged, Path::new("/lock")),
+    ] {
+        let out = run(Variant::Herd, &mut s, input.clone());
+        assert_eq!(out, nothing(), "{input:?}");
+        assert_eq!(s, state(Phase::WaitingForChildren, Some(MINE)), "{input:?}");
+    }
+
+    let out = run(
+        Variant::Herd,
+        &mut s,
+        event(EventType::NodeChildrenChanged, Path::new("/lock")),
+    );
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(s, state(Phase::Listing, Some(MINE)));
+
+    let out = run(
+        Variant::Herd,
+        &mut s,
+        reply(list_op(true), children(&[MINE])),
+    );
+    assert_eq!(
+        out,
+        effects(vec![], vec![Observation::Acquired { token: 3 }])
+    );
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+}
+
+// ---------------------------------------------------------------------------
+// What the world asks of the recipe.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn is_busy_and_is_waiting_per_phase() {
+    let table = [
+        // phase, busy, waiting
+        (Phase::Idle, false, false),
+        (Phase::Creating, true, true),
+        (Phase::Recovering, true, true),
+        (Phase::Listing, true, true),
+        (watching(PRED), true, true),
+        (Phase::WaitingForChildren, true, true),
+        (Phase::Held, false, false),
+        (Phase::Suspended, false, false),
+        (Phase::Releasing, true, false),
+        (Phase::Abandoning, true, false),
+        (Phase::Dead, false, false),
+    ];
+    assert_eq!(table.len(), all_phases().len());
+    for (variant_name, variant) in Variant::ALL {
+        let lock = Lock::new(variant);
+        for (phase, busy, waiting) in &table {
+            let s = state(phase.clone(), Some(MINE));
+            assert_eq!(lock.is_busy(&s), *busy, "{variant_name} {phase:?} busy");
+            assert_eq!(
+                lock.is_waiting(&s),
+                *waiting,
+                "{variant_name} {phase:?} waiting"
+            );
+        }
+    }
+}
+
+#[test]
+fn claims_only_its_own_live_node() {
+    let lock = Lock::new(Variant::Guid);
+    for phase in all_phases() {
+        let s = state(phase.clone(), Some(MINE));
+        assert_eq!(lock.claims(&s, MINE), phase != Phase::Dead, "{phase:?}");
+        assert!(!lock.claims(&s, PRED), "{phase:?}");
+        assert!(!lock.claims(&s, "c0-lock-0000000004"), "{phase:?}");
+    }
+    assert!(!lock.claims(&idle(), MINE));
+    assert!(!lock.claims(&state(Phase::Recovering, None), MINE));
+}
+
+#[test]
+fn init_is_idle_without_a_node_and_the_directory_is_slash_lock() {
+    let lock = Lock::new(Variant::Guid);
+    assert_eq!(lock.init(ME), idle());
+    assert_eq!(lock.directory(), &Path::new("/lock"));
+}
+
+// ---------------------------------------------------------------------------
+// Scripted interleavings through the whole world.
+// ---------------------------------------------------------------------------
+
+fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
+    World {
+        recipe: Lock::new(variant),
+        scripts: vec![vec![Command::Acquire, Command::Work, Command::Release]; clients],
+        budget,
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties: lock::properties,
+    }
+}
+
+/// Takes `action`, which must be one the checker could choose.
+fn act(world: &World<Lock>, state: &WorldState<State>, action: Action) -> WorldState<State> {
+    let mut enabled = Vec::new();
+    world.actions(state, &mut enabled);
+    assert!(
+        enabled.contains(&action),
+        "{action:?} is not enabled; enabled: {enabled:?}"
+    );
+    world
+        .step(state, &action)
+        .unwrap_or_else(|| panic!("{action:?} did nothing"))
+}
+
+fn walk(
+    world: &World<Lock>,
+    mut state: WorldState<State>,
+    actions: &[Action],
+) -> WorldState<State> {
+    for action in actions {
+        state = act(world, &state, action.clone());
+    }
+    state
+}
+
+/// Serves and delivers for every client until neither can move: no command
+/// is given and no fault happens.
+fn settle(world: &World<Lock>, mut state: WorldState<State>) -> WorldState<State> {
+    loop {
+        let mut enabled = Vec::new();
+        world.actions(&state, &mut enabled);
+        let Some(action) = enabled
+            .into_iter()
+            .find(|action| matches!(action, Action::Serve(_) | Action::Deliver(_)))
+        else {
+            return state;
+        };
+        state = act(world, &state, action);
+    }
+}
+
+fn sorted_children(state: &WorldState<State>) -> Vec<String> {
+    let mut names: Vec<String> = state
+        .net
+        .store
+        .children(&Path::new("/lock"))
+        .iter()
+        .map(|name| name.to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+fn tenure(index: u8, token: i64) -> Option<Tenure> {
+    Some(Tenure { index, token })
+}
+
+#[test]
+fn world_lost_create_reply_with_guid_recovers_its_node_and_acquires() {
+    let world = world(
+        Variant::Guid,
+        1,
+        FaultBudget {
+            lose_reply: 1,
+            ..FaultBudget::default()
+        },
+    );
+    let init = world.init_states().remove(0);
+    let state = walk(
+        &world,
+        init,
+        &[
+            // Step 1 is sent; the server applies it and the reply is lost.
+            Action::Invoke(0),
+            Action::Fault(Fault::LoseReply { client: 0 }),
+        ],
+    );
+    assert_eq!(sorted_children(&state), ["c0-lock-0000000000"]);
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Creating, None));
+
+    // CONNECTIONLOSS for the create, then Disconnected: recovering, with the
+    // listing queued until the reconnect.
+    let state = act(&world, &state, Action::Deliver(0));
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Recovering, None));
+    assert!(state.net.links[0].up.is_empty());
+    assert_eq!(state.net.client(0).queued().count(), 1);
+
+    let state = walk(
+        &world,
+        state,
+        &[Action::Reconnect(0), Action::Serve(0), Action::Deliver(0)],
+    );
+    assert_eq!(
+        state.processes[0].recipe,
+        state_of(Phase::Held, Some("c0-lock-0000000000"))
+    );
+    assert_eq!(state.history.holding, vec![tenure(1, 0)]);
+    assert_eq!(state.history.acquisitions, 1);
+    // One node, ours, and no second create.
+    assert_eq!(sorted_children(&state), ["c0-lock-0000000000"]);
+    assert!(properties::orphans(&world, &state).is_empty());
+
+    // Work, release: the node goes and the client is idle.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Invoke(0),
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Idle, None));
+    assert_eq!(state.history.holding, vec![None]);
+    assert_eq!(state.history.resource.newest, Some(1));
+    assert!(sorted_children(&state).is_empty());
+    assert!(world.is_quiescent(&state));
+    assert!(properties::no_orphan_no_deadlock(&world, &state));
+}
+
+fn state_of(phase: Phase, node: Option<&str>) -> State {
+    state(phase, node)
+}
+
+#[test]
+fn world_lost_create_reply_without_guid_leaves_an_orphan_it_waits_behind() {
+    let world = world(
+        Variant::NoGuid,
+        1,
+        FaultBudget {
+            lose_reply: 1,
+            ..FaultBudget::default()
+        },
+    );
+    let init = world.init_states().remove(0);
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Fault(Fault::LoseReply { client: 0 }),
+            // CONNECTIONLOSS: create again (queued), then Disconnected.
+            Action::Deliver(0),
+            Action::Reconnect(0),
+        ],
+    );
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Creating, None));
+    let state = settle(&world, state);
+    // Its second node waits behind its first, which nobody knows of.
+    assert_eq!(
+        sorted_children(&state),
+        ["lock-0000000000", "lock-0000000001"]
+    );
+    assert_eq!(
+        state.processes[0].recipe,
+        state_of(watching("lock-0000000000"), Some("lock-0000000001"))
+    );
+    assert_eq!(state.history.holding, vec![None]);
+    assert_eq!(state.history.acquisitions, 0);
+    assert_eq!(properties::orphans(&world, &state), ["lock-0000000000"]);
+    assert!(world.is_quiescent(&state));
+    assert!(!properties::no_orphan_no_deadlock(&world, &state));
+}
+
+#[test]
+fn world_waiter_is_woken_by_its_predecessors_release_and_acquires() {
+    let world = world(Variant::Guid, 2, FaultBudget::default());
+    let init = world.init_states().remove(0);
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(state.history.holding, vec![tenure(1, 0), None]);
+
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Invoke(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+        ],
+    );
+    assert_eq!(
+        state.processes[1].recipe,
+        state_of(watching("c0-lock-0000000000"), Some("c1-lock-0000000001"))
+    );
+    assert!(!state.history.woken);
+
+    // Client 0 works and releases: its delete wakes client 1, which lists
+    // and acquires with the next token.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Invoke(0),
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Idle, None));
+    assert!(state.history.woken);
+    assert!(!state.history.herd);
+    let state = walk(
+        &world,
+        state,
+        &[Action::Deliver(1), Action::Serve(1), Action::Deliver(1)],
+    );
+    assert_eq!(
+        state.processes[1].recipe,
+        state_of(Phase::Held, Some("c1-lock-0000000001"))
+    );
+    assert_eq!(state.history.holding, vec![None, tenure(2, 1)]);
+    assert_eq!(sorted_children(&state), ["c1-lock-0000000001"]);
+}
+
+#[test]
+fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
+    let world = world(
+        Variant::Guid,
+        1,
+        FaultBudget {
+            disconnect: 1,
+            ..FaultBudget::default()
+        },
+    );
+    let init = world.init_states().remove(0);
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Fault(Fault::Disconnect {
+                client: 0,
+                applied: 0,
+            }),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(
+        state.processes[0].recipe,
+        state_of(Phase::Suspended, Some("c0-lock-0000000000"))
+    );
+    assert_eq!(state.history.holding, vec![None]);
+
+    let state = walk(
+        &world,
+        state,
+        &[Action::Reconnect(0), Action::Serve(0), Action::Deliver(0)],
+    );
+    assert_eq!(
+        state.processes[0].recipe,
+        state_of(Phase::Held, Some("c0-lock-0000000000"))
+    );
+    assert_eq!(state.history.holding, vec![tenure(2, 0)]);
+    assert_eq!(state.processes[0].status, Status::Running);
+}
+
+// REGRESSION: see `herd_create_connection_loss_recovers_with_a_listing_that_watches`.
+// A herd waiter whose create reply was lost must still be woken by the
+// holder's release (scenarios/lock/herd_lose_reply.toml checks every run).
+#[test]
+fn herd_recovered_waiter_is_woken_when_the_holder_releases() {
+    let world = world(
+        Variant::Herd,
+        2,
+        FaultBudget {
+            lose_reply: 1,
+            ..FaultBudget::default()
+        },
+    );
+    let init = world.init_states().remove(0);
+    // Client 0 holds.
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(state.history.holding, vec![tenure(1, 0), None]);
+    // Client 1's create reply is lost; it recovers its node and waits.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Invoke(1),
+            Action::Fault(Fault::LoseReply { client: 1 }),
+            Action::Deliver(1),
+            Action::Reconnect(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+        ],
+    );
+    assert_eq!(
+        state.processes[1].recipe,
+        state_of(Phase::WaitingForChildren, Some("c1-lock-0000000001"))
+    );
+    // Client 0 works and releases; everything in flight settles.
+    let state = walk(&world, state, &[Action::Invoke(0), Action::Invoke(0)]);
+    let state = settle(&world, state);
+    assert_eq!(state.processes[0].recipe, state_of(Phase::Idle, None));
+    assert_eq!(sorted_children(&state), ["c1-lock-0000000001"]);
+    // Client 1 was woken and holds the lock.
+    assert_eq!(
+        state.processes[1].recipe,
+        state_of(Phase::Held, Some("c1-lock-0000000001"))
+    );
+    assert_eq!(state.history.holding, vec![None, tenure(2, 1)]);
+}
