@@ -51,7 +51,7 @@ impl FaultBudget {
 }
 
 /// A fault the checker may inject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Fault {
     /// The process dies. Precondition: it is running or paused. Effect: its
     /// connection drops after the server received the first `applied` of its

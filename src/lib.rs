@@ -56,6 +56,7 @@ pub mod net;
 pub mod properties;
 pub mod recipe;
 pub mod scenario;
+pub mod simulate;
 pub mod store;
 pub mod trace;
 pub mod world;

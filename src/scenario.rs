@@ -30,6 +30,8 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
+use std::time::{Duration, Instant};
+
 use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
@@ -388,21 +390,168 @@ impl Scenario {
             .collect()
     }
 
-    /// Checks the scenario exhaustively (breadth first, so counterexamples are
-    /// shortest) and compares each property with its expectation.
-    pub fn check(&self) -> Outcome {
+    /// Checks the scenario exhaustively (breadth first by default, so
+    /// counterexamples are shortest) and compares each property with its
+    /// expectation.
+    pub fn check(&self, options: &CheckOptions) -> Outcome {
+        self.with_world(CheckTask {
+            options,
+            expect: &self.expect,
+        })
+    }
+
+    /// Runs `task` on the scenario's world, whatever its recipe: the one place
+    /// that turns a scenario's subject into a typed [`World`].
+    pub fn with_world<T: WorldTask>(&self, task: T) -> T::Output {
         match &self.subject {
-            Subject::Lock { variant, script } => {
-                let world = World {
-                    recipe: Lock::new(*variant),
-                    scripts: vec![script.clone(); usize::from(self.clients)],
-                    budget: self.budget,
-                    expire_anytime: self.expire_anytime,
-                    store: self.store,
-                    properties: lock::properties,
-                };
-                check_world(world, &self.expect)
+            Subject::Lock { variant, script } => task.run(World {
+                recipe: Lock::new(*variant),
+                scripts: vec![script.clone(); usize::from(self.clients)],
+                budget: self.budget,
+                expire_anytime: self.expire_anytime,
+                store: self.store,
+                properties: lock::properties,
+            }),
+        }
+    }
+}
+
+/// Something to do with a scenario's world, generic over its recipe.
+pub trait WorldTask {
+    type Output;
+    fn run<R: Recipe>(self, world: World<R>) -> Self::Output;
+}
+
+/// How to search.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Depth first instead of breadth first (less memory; counterexamples are
+    /// not the shortest).
+    pub dfs: bool,
+    /// Checker threads; 0 or 1 is one thread (deterministic counts and traces).
+    pub threads: usize,
+    /// Stop exploring below this depth.
+    pub max_depth: Option<usize>,
+    /// Stop after about this many states.
+    pub max_states: Option<usize>,
+    /// Stop after this long.
+    pub timeout: Option<Duration>,
+    /// Called about five times a second while the search runs.
+    pub progress: Option<fn(&Progress)>,
+}
+
+/// Where a running search is.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub elapsed: Duration,
+}
+
+struct CheckTask<'a> {
+    options: &'a CheckOptions,
+    expect: &'a [(&'static str, Verdict)],
+}
+
+impl WorldTask for CheckTask<'_> {
+    type Output = Outcome;
+
+    fn run<R: Recipe>(self, world: World<R>) -> Outcome {
+        let options = self.options;
+        let properties = world.properties();
+        let started = Instant::now();
+        // Explore every state, even once every property has a discovery, so that
+        // the state count is the size of the whole space and pins drift.
+        let mut builder = world
+            .clone()
+            .checker()
+            .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
+            .threads(options.threads.max(1));
+        if let Some(depth) = options.max_depth {
+            builder = builder.target_max_depth(depth);
+        }
+        if let Some(states) = options.max_states {
+            builder = builder.target_state_count(states);
+        }
+        if let Some(timeout) = options.timeout {
+            builder = builder.timeout(timeout);
+        }
+        let checker: Box<dyn Checker<World<R>>> = if options.dfs {
+            Box::new(builder.spawn_dfs())
+        } else {
+            Box::new(builder.spawn_bfs())
+        };
+        while !checker.is_done() {
+            if let Some(report) = options.progress {
+                report(&Progress {
+                    states: checker.state_count(),
+                    unique_states: checker.unique_state_count(),
+                    max_depth: checker.max_depth(),
+                    elapsed: started.elapsed(),
+                });
             }
+            std::thread::sleep(
+                Duration::from_millis(200).min(started.elapsed() / 4 + Duration::from_millis(1)),
+            );
+        }
+        let mut checker = checker;
+        for handle in checker.handles() {
+            handle.join().expect("a checker thread panicked");
+        }
+        let elapsed = started.elapsed();
+        let complete = options
+            .max_depth
+            .is_none_or(|depth| checker.max_depth() < depth)
+            && options
+                .max_states
+                .is_none_or(|states| checker.state_count() < states)
+            && options.timeout.is_none_or(|timeout| elapsed < timeout);
+        let discoveries = checker.discoveries();
+        let outcomes = properties
+            .iter()
+            .map(|property| {
+                let always = matches!(property.expectation, Expectation::Always);
+                let path = discoveries.get(property.name);
+                let actual = match (always, path.is_some()) {
+                    (true, false) => Verdict::Holds,
+                    (true, true) => Verdict::Violated,
+                    (false, true) => Verdict::Reached,
+                    (false, false) => Verdict::Unreached,
+                };
+                let expected = self
+                    .expect
+                    .iter()
+                    .find(|(name, _)| *name == property.name)
+                    .map_or(actual, |(_, verdict)| *verdict);
+                let trace = path.map(|path| {
+                    // Breadth first: search again for the shortest (stateright
+                    // keeps the last discovery it met). Depth first: its path.
+                    let actions = if options.dfs {
+                        path.clone().into_actions()
+                    } else {
+                        world
+                            .shortest_path(|state| discovered(&world, property, state))
+                            .expect("the checker found a discovery, so a shortest path exists")
+                    };
+                    Trace::replay(&world, property, &actions)
+                });
+                PropertyOutcome {
+                    name: property.name,
+                    expected,
+                    actual,
+                    trace,
+                    seed: None,
+                }
+            })
+            .collect();
+        Outcome {
+            unique_states: checker.unique_state_count(),
+            states: checker.state_count(),
+            max_depth: checker.max_depth(),
+            elapsed,
+            complete,
+            properties: outcomes,
         }
     }
 }
@@ -487,8 +636,10 @@ pub struct PropertyOutcome {
     pub expected: Verdict,
     pub actual: Verdict,
     /// The counterexample (for a violated `always`) or example (for a reached
-    /// `sometimes`), shortest first.
+    /// `sometimes`): the shortest, when the search was breadth first.
     pub trace: Option<Trace>,
+    /// The seed of the random walk that found it, in a simulation.
+    pub seed: Option<u64>,
 }
 
 impl PropertyOutcome {
@@ -503,62 +654,16 @@ pub struct Outcome {
     pub unique_states: usize,
     pub states: usize,
     pub max_depth: usize,
+    pub elapsed: Duration,
+    /// Whether the search covered every state (no depth, state or time limit
+    /// cut it short): only then does "holds" mean proven.
+    pub complete: bool,
     pub properties: Vec<PropertyOutcome>,
 }
 
 impl Outcome {
     pub fn as_expected(&self) -> bool {
         self.properties.iter().all(PropertyOutcome::as_expected)
-    }
-}
-
-fn check_world<R: Recipe>(world: World<R>, expect: &[(&'static str, Verdict)]) -> Outcome
-where
-    R::Command: fmt::Debug,
-{
-    let properties = world.properties();
-    // Explore every state, even once every property has a discovery, so that
-    // the state count is the size of the whole space and pins drift.
-    let checker = world
-        .clone()
-        .checker()
-        .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
-        .spawn_bfs()
-        .join();
-    let discoveries = checker.discoveries();
-    let outcomes = properties
-        .iter()
-        .map(|property| {
-            let always = matches!(property.expectation, Expectation::Always);
-            let path = discoveries.get(property.name);
-            let actual = match (always, path.is_some()) {
-                (true, false) => Verdict::Holds,
-                (true, true) => Verdict::Violated,
-                (false, true) => Verdict::Reached,
-                (false, false) => Verdict::Unreached,
-            };
-            let expected = expect
-                .iter()
-                .find(|(name, _)| *name == property.name)
-                .map_or(actual, |(_, verdict)| *verdict);
-            PropertyOutcome {
-                name: property.name,
-                expected,
-                actual,
-                trace: path.map(|_| {
-                    let actions = world
-                        .shortest_path(|state| discovered(&world, property, state))
-                        .expect("the checker found a discovery, so a shortest path exists");
-                    Trace::replay(&world, property, &actions)
-                }),
-            }
-        })
-        .collect();
-    Outcome {
-        unique_states: checker.unique_state_count(),
-        states: checker.state_count(),
-        max_depth: checker.max_depth(),
-        properties: outcomes,
     }
 }
 

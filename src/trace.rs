@@ -7,6 +7,9 @@
 //! its verdict again is reported as such ([`Trace::replays`]).
 
 use std::fmt::{self, Write as _};
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
 
 use stateright::{Expectation, Model, Property};
 
@@ -30,6 +33,8 @@ pub struct Step {
 pub struct Trace {
     pub property: &'static str,
     pub steps: Vec<Step>,
+    /// The checker's actions, which [`Trace::replay`] replays.
+    pub actions: Vec<Action>,
     /// Whether replaying the actions from the initial state reaches a state
     /// where the property again has the same verdict.
     pub replays: bool,
@@ -63,6 +68,7 @@ impl Trace {
         Trace {
             property: property.name,
             steps,
+            actions: actions.to_vec(),
             replays: replays && discovered(world, property, &state),
             end: world.is_quiescent(&state).then(|| stuck(world, &state)),
         }
@@ -328,6 +334,170 @@ fn fault_text<S>(fault: Fault, before: &WorldState<S>) -> String {
                 .map(|r| op(&r.op))
                 .unwrap_or_default();
             format!("the server applies c{client}'s {request} and the reply is lost with the connection")
+        }
+    }
+}
+
+/// A trace as saved to a file: enough to replay it (the scenario file and the
+/// actions) and to read it without zoocheck (the steps in words).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceFile {
+    /// `zoocheck-trace/1`.
+    pub format: String,
+    /// The scenario's name and its file, as given to zoocheck.
+    pub scenario: String,
+    pub file: PathBuf,
+    pub property: String,
+    /// `violated` or `reached`.
+    pub verdict: String,
+    /// The zoocheck command that found it (`check FILE`, `simulate FILE --seed N ...`).
+    pub found_by: String,
+    pub actions: Vec<Action>,
+    pub steps: Vec<String>,
+}
+
+pub const TRACE_FORMAT: &str = "zoocheck-trace/1";
+
+impl TraceFile {
+    pub fn new(
+        scenario: &str,
+        file: PathBuf,
+        verdict: &str,
+        found_by: String,
+        trace: &Trace,
+    ) -> TraceFile {
+        TraceFile {
+            format: TRACE_FORMAT.to_string(),
+            scenario: scenario.to_string(),
+            file,
+            property: trace.property.to_string(),
+            verdict: verdict.to_string(),
+            found_by,
+            actions: trace.actions.clone(),
+            steps: trace.steps.iter().map(|step| step.text.clone()).collect(),
+        }
+    }
+}
+
+/// The trace as a Mermaid sequence diagram: each client and the store is a
+/// lifeline, requests and replies are arrows, faults are shaded notes.
+pub fn mermaid<R: Recipe>(world: &World<R>, actions: &[Action]) -> String {
+    let mut out = String::from("sequenceDiagram\n");
+    for client in 0..world.clients() {
+        let _ = writeln!(out, "    participant c{client}");
+    }
+    out.push_str("    participant store\n");
+    let mut state = world.init_states().remove(0);
+    for action in actions {
+        let Some(next) = world.step(&state, action) else {
+            break;
+        };
+        mermaid_step(&mut out, world, &state, action, &next);
+        state = next;
+    }
+    out
+}
+
+/// Mermaid reads `;` and `#` as syntax: keep them out of messages.
+fn label(text: &str) -> String {
+    text.replace(';', ",").replace('#', "").replace('\n', " ")
+}
+
+fn mermaid_step<R: Recipe>(
+    out: &mut String,
+    world: &World<R>,
+    before: &WorldState<R::State>,
+    action: &Action,
+    after: &WorldState<R::State>,
+) {
+    let sends = |out: &mut String, c: usize| {
+        let client = |state: &WorldState<R::State>| {
+            let client = state.net.client(c);
+            client
+                .in_flight()
+                .chain(client.queued())
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let known: Vec<_> = client(before)
+            .into_iter()
+            .map(|request| request.xid)
+            .collect();
+        for request in client(after)
+            .iter()
+            .filter(|request| !known.contains(&request.xid))
+        {
+            let _ = writeln!(out, "    c{c}-)store: {}", label(&op(&request.op)));
+        }
+    };
+    match *action {
+        Action::Invoke(c) | Action::Deliver(c) | Action::Reconnect(c) | Action::Resume(c) => {
+            let text = describe(world, before, action, after);
+            let first = text.split("; sends").next().unwrap_or(&text);
+            let rest: Vec<&str> = text
+                .split("; ")
+                .skip(1)
+                .filter(|part| !part.starts_with("sends"))
+                .collect();
+            let _ = writeln!(
+                out,
+                "    Note over c{c}: {}",
+                label(first.trim_start_matches(&format!("c{c} ")))
+            );
+            for part in rest {
+                let _ = writeln!(out, "    Note over c{c}: {}", label(part));
+            }
+            sends(out, c);
+        }
+        Action::Serve(c) => {
+            let request = before.net.links[c]
+                .up
+                .front()
+                .map(|r| op(&r.op))
+                .unwrap_or_default();
+            let reply = match after.net.links[c].down.back() {
+                Some(ServerMessage::Reply { result: r, .. }) => result(r),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "    Note over store: serves {}", label(&request));
+            let _ = writeln!(out, "    store--)c{c}: {}", label(&reply));
+            notifications(out, before, after, Some(c));
+        }
+        Action::SessionTimeout(_) | Action::Fault(_) => {
+            let text = describe(world, before, action, after);
+            let over = match action {
+                Action::Fault(fault) => format!("c{}", fault.client()),
+                _ => "store".to_string(),
+            };
+            out.push_str("    rect rgb(255, 225, 225)\n");
+            let _ = writeln!(out, "    Note over {over},store: {}", label(&text));
+            out.push_str("    end\n");
+            notifications(out, before, after, None);
+        }
+    }
+}
+
+/// An arrow for each notification the server queued in this step.
+fn notifications<S>(
+    out: &mut String,
+    before: &WorldState<S>,
+    after: &WorldState<S>,
+    served: Option<usize>,
+) {
+    for (c, (was, is)) in before.net.links.iter().zip(&after.net.links).enumerate() {
+        // A server action only appends to links; the served client's link
+        // gained its reply last, after any events.
+        let gained = is.down.len().saturating_sub(was.down.len());
+        let events = if Some(c) == served {
+            gained.saturating_sub(1)
+        } else {
+            gained
+        };
+        for message in is.down.iter().skip(is.down.len() - gained).take(events) {
+            if let ServerMessage::Notification(event) = message {
+                let _ = writeln!(out, "    store--)c{c}: {:?} {}", event.kind, event.path);
+            }
         }
     }
 }

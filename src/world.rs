@@ -26,6 +26,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 
+use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
 use crate::client::{ConnState, Delivery};
@@ -120,7 +121,7 @@ pub struct WorldState<S> {
 }
 
 /// What the checker can do next.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Action {
     Invoke(ClientId),
     Serve(ClientId),

@@ -13,7 +13,7 @@ fn every_scenario_meets_its_expectation() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     insta::glob!("../scenarios", "**/*.toml", |file| {
         let scenario = Scenario::load(file, &root).unwrap_or_else(|error| panic!("{error}"));
-        let outcome = scenario.check();
+        let outcome = scenario.check(&Default::default());
         let report = report(&scenario, &outcome);
         insta::with_settings!({
             snapshot_path => "../snapshots",

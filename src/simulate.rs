@@ -1,0 +1,173 @@
+//! Seeded random simulation, for worlds too large to exhaust.
+//!
+//! A walk starts at the initial state and takes one enabled action after
+//! another, chosen by a ChaCha8 stream seeded with the walk's seed, until it
+//! violates a property, nothing can happen, or it reaches the depth limit.
+//! Each walk also draws how eager it is to inject faults (from never to one
+//! step in three), so runs differ in their fault choices as well as in their
+//! schedule. The stream is `rand_chacha`'s, specified and stable across
+//! versions and machines (stateright's own simulation RNG is not), so a seed
+//! names a walk: walk `i` of a simulation seeded `S` is the walk seeded
+//! `S + i`, and `--seed S+i --runs 1` replays it alone.
+
+use std::time::{Duration, Instant};
+
+use rand_chacha::rand_core::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use stateright::{Expectation, Model};
+
+use crate::recipe::Recipe;
+use crate::scenario::{Outcome, PropertyOutcome, Verdict, WorldTask};
+use crate::trace::{self, Trace};
+use crate::world::{Action, World};
+
+/// How to simulate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SimulateOptions {
+    pub runs: u64,
+    /// The first walk's seed; walk `i` uses `seed + i`.
+    pub seed: u64,
+    /// The longest walk, in steps.
+    pub max_depth: usize,
+}
+
+/// Where one walk went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Walk {
+    pub seed: u64,
+    pub actions: Vec<Action>,
+    /// Each property the walk found (an `always` violated, a `sometimes`
+    /// reached), with how many of its actions it took to get there.
+    pub found: Vec<(&'static str, usize)>,
+}
+
+impl Walk {
+    /// How many actions it took to find `property`, if the walk found it.
+    pub fn found(&self, property: &str) -> Option<usize> {
+        self.found
+            .iter()
+            .find(|(name, _)| *name == property)
+            .map(|(_, steps)| *steps)
+    }
+}
+
+/// One walk from the initial state. It goes on after a violation (other
+/// properties may break later), until nothing can happen, every property has
+/// been found, or it is `max_depth` steps long.
+pub fn walk<R: Recipe>(world: &World<R>, seed: u64, max_depth: usize) -> Walk {
+    let properties = world.properties();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // How often this walk injects a fault when it can: 0 to 33 in 100.
+    let fault_percent = rng.next_u64() % 34;
+    let mut state = world.init_states().remove(0);
+    let mut walk = Walk {
+        seed,
+        actions: Vec::new(),
+        found: Vec::new(),
+    };
+    let mut enabled = Vec::new();
+    loop {
+        for property in &properties {
+            if walk.found(property.name).is_none() && trace::discovered(world, property, &state) {
+                walk.found.push((property.name, walk.actions.len()));
+            }
+        }
+        if walk.actions.len() >= max_depth || walk.found.len() == properties.len() {
+            return walk;
+        }
+        enabled.clear();
+        world.actions(&state, &mut enabled);
+        let (faults, progress): (Vec<&Action>, Vec<&Action>) =
+            enabled.iter().partition(|action| !action.is_progress());
+        let pool = if faults.is_empty()
+            || (!progress.is_empty() && rng.next_u64() % 100 >= fault_percent)
+        {
+            progress
+        } else {
+            faults
+        };
+        if pool.is_empty() {
+            return walk;
+        }
+        let action = pool[(rng.next_u64() % pool.len() as u64) as usize].clone();
+        state = world
+            .step(&state, &action)
+            .expect("an enabled action applies");
+        walk.actions.push(action);
+    }
+}
+
+/// A simulation of a scenario's world, as a [`WorldTask`].
+pub struct SimulateTask<'a> {
+    pub options: SimulateOptions,
+    pub expect: &'a [(&'static str, Verdict)],
+    /// Called after each walk with the walks done and the steps taken.
+    pub progress: Option<fn(u64, u64, Duration)>,
+}
+
+impl WorldTask for SimulateTask<'_> {
+    type Output = Outcome;
+
+    fn run<R: Recipe>(self, world: World<R>) -> Outcome {
+        let started = Instant::now();
+        let properties = world.properties();
+        let mut first: Vec<Option<Walk>> = vec![None; properties.len()];
+        let mut steps = 0u64;
+        let mut deepest = 0;
+        for run in 0..self.options.runs {
+            let walk = walk(
+                &world,
+                self.options.seed.wrapping_add(run),
+                self.options.max_depth,
+            );
+            steps += walk.actions.len() as u64;
+            deepest = deepest.max(walk.actions.len());
+            for (index, property) in properties.iter().enumerate() {
+                if first[index].is_none() && walk.found(property.name).is_some() {
+                    first[index] = Some(walk.clone());
+                }
+            }
+            if let Some(report) = self.progress {
+                report(run + 1, steps, started.elapsed());
+            }
+        }
+        let outcomes = properties
+            .iter()
+            .zip(first)
+            .map(|(property, walk)| {
+                let always = matches!(property.expectation, Expectation::Always);
+                let actual = match (always, walk.is_some()) {
+                    (true, false) => Verdict::Holds,
+                    (true, true) => Verdict::Violated,
+                    (false, true) => Verdict::Reached,
+                    (false, false) => Verdict::Unreached,
+                };
+                let expected = self
+                    .expect
+                    .iter()
+                    .find(|(name, _)| *name == property.name)
+                    .map_or(actual, |(_, verdict)| *verdict);
+                PropertyOutcome {
+                    name: property.name,
+                    expected,
+                    actual,
+                    // The walk goes on past the state that found it: its trace
+                    // is the prefix up to that state.
+                    trace: walk.as_ref().map(|walk| {
+                        let steps = walk.found(property.name).expect("the walk found it");
+                        Trace::replay(&world, property, &walk.actions[..steps])
+                    }),
+                    seed: walk.map(|walk| walk.seed),
+                }
+            })
+            .collect();
+        Outcome {
+            unique_states: 0,
+            states: steps as usize,
+            max_depth: deepest,
+            elapsed: started.elapsed(),
+            complete: false,
+            properties: outcomes,
+        }
+    }
+}
