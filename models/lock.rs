@@ -40,7 +40,10 @@
 //!   path and version; here its sequence number) to the protected resource,
 //!   which refuses a sequencer older than one it has seen;
 //! - `try_acquire` (seed 002 `TryAcquire()`): step 4 becomes "failed to obtain
-//!   the lock: delete the node created in step 1 and exit".
+//!   the lock: delete the node created in step 1 and exit";
+//! - `trusting`: a holder that ignores `Disconnected` and goes on believing it
+//!   holds the lock until it hears `Expired` (which a 3.8 client hears only on
+//!   reconnecting).
 
 use std::sync::Arc;
 
@@ -60,15 +63,17 @@ pub enum Variant {
     Herd,
     Fenced,
     TryAcquire,
+    Trusting,
 }
 
 impl Variant {
-    pub const ALL: [(&'static str, Variant); 5] = [
+    pub const ALL: [(&'static str, Variant); 6] = [
         ("guid", Variant::Guid),
         ("no_guid", Variant::NoGuid),
         ("herd", Variant::Herd),
         ("fenced", Variant::Fenced),
         ("try_acquire", Variant::TryAcquire),
+        ("trusting", Variant::Trusting),
     ];
 
     fn uses_guid(self) -> bool {
@@ -238,7 +243,9 @@ impl Lock {
 
     fn on_session(&self, state: &mut State, event: SessionEvent, out: &mut Effects) {
         match event {
-            SessionEvent::Disconnected if state.phase == Phase::Held => {
+            SessionEvent::Disconnected
+                if state.phase == Phase::Held && self.variant != Variant::Trusting =>
+            {
                 state.phase = Phase::Suspended;
                 out.observe(Observation::Suspended);
             }

@@ -620,6 +620,22 @@ fn disconnected_while_held_suspends() {
 }
 
 #[test]
+fn trusting_holder_ignores_disconnected_and_keeps_believing() {
+    let mut s = state(Phase::Held, Some(MINE));
+    let out = run(
+        Variant::Trusting,
+        &mut s,
+        session(SessionEvent::Disconnected),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, state(Phase::Held, Some(MINE)));
+    // Only Expired, heard on reconnecting, tells it the lock is lost.
+    let out = run(Variant::Trusting, &mut s, session(SessionEvent::Expired));
+    assert_eq!(out, effects(vec![], vec![Observation::Lost]));
+    assert_eq!(s, state(Phase::Dead, None));
+}
+
+#[test]
 fn disconnected_while_waiting_keeps_waiting() {
     for (phase, node) in [
         (Phase::Creating, None),
