@@ -511,20 +511,7 @@ impl WorldTask for CheckTask<'_> {
         let outcomes = properties
             .iter()
             .map(|property| {
-                let always = matches!(property.expectation, Expectation::Always);
-                let path = discoveries.get(property.name);
-                let actual = match (always, path.is_some()) {
-                    (true, false) => Verdict::Holds,
-                    (true, true) => Verdict::Violated,
-                    (false, true) => Verdict::Reached,
-                    (false, false) => Verdict::Unreached,
-                };
-                let expected = self
-                    .expect
-                    .iter()
-                    .find(|(name, _)| *name == property.name)
-                    .map_or(actual, |(_, verdict)| *verdict);
-                let trace = path.map(|path| {
+                let trace = discoveries.get(property.name).map(|path| {
                     // Breadth first: search again for the shortest (stateright
                     // keeps the last discovery it met). Depth first: its path.
                     let actions = if options.dfs {
@@ -536,13 +523,7 @@ impl WorldTask for CheckTask<'_> {
                     };
                     Trace::replay(&world, property, &actions)
                 });
-                PropertyOutcome {
-                    name: property.name,
-                    expected,
-                    actual,
-                    trace,
-                    seed: None,
-                }
+                PropertyOutcome::judge(property, self.expect, trace, None)
             })
             .collect();
         Outcome {
@@ -643,6 +624,34 @@ pub struct PropertyOutcome {
 }
 
 impl PropertyOutcome {
+    /// The verdict on `property` given its discovery (`trace`, if any was
+    /// found), beside the one `expect` asks for.
+    pub fn judge<M: Model>(
+        property: &stateright::Property<M>,
+        expect: &[(&'static str, Verdict)],
+        trace: Option<Trace>,
+        seed: Option<u64>,
+    ) -> PropertyOutcome {
+        let always = !matches!(property.expectation, Expectation::Sometimes);
+        let actual = match (always, trace.is_some()) {
+            (true, false) => Verdict::Holds,
+            (true, true) => Verdict::Violated,
+            (false, true) => Verdict::Reached,
+            (false, false) => Verdict::Unreached,
+        };
+        let expected = expect
+            .iter()
+            .find(|(name, _)| *name == property.name)
+            .map_or(actual, |(_, verdict)| *verdict);
+        PropertyOutcome {
+            name: property.name,
+            expected,
+            actual,
+            trace,
+            seed,
+        }
+    }
+
     pub fn as_expected(&self) -> bool {
         self.expected == self.actual
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use stateright::{Expectation, Model};
+use stateright::Model;
 
 use crate::recipe::Recipe;
 use crate::scenario::{Outcome, PropertyOutcome, Verdict, WorldTask};
@@ -135,30 +135,13 @@ impl WorldTask for SimulateTask<'_> {
             .iter()
             .zip(first)
             .map(|(property, walk)| {
-                let always = matches!(property.expectation, Expectation::Always);
-                let actual = match (always, walk.is_some()) {
-                    (true, false) => Verdict::Holds,
-                    (true, true) => Verdict::Violated,
-                    (false, true) => Verdict::Reached,
-                    (false, false) => Verdict::Unreached,
-                };
-                let expected = self
-                    .expect
-                    .iter()
-                    .find(|(name, _)| *name == property.name)
-                    .map_or(actual, |(_, verdict)| *verdict);
-                PropertyOutcome {
-                    name: property.name,
-                    expected,
-                    actual,
-                    // The walk goes on past the state that found it: its trace
-                    // is the prefix up to that state.
-                    trace: walk.as_ref().map(|walk| {
-                        let steps = walk.found(property.name).expect("the walk found it");
-                        Trace::replay(&world, property, &walk.actions[..steps])
-                    }),
-                    seed: walk.map(|walk| walk.seed),
-                }
+                // The walk goes on past the state that found the property: its
+                // trace is the prefix up to that state.
+                let trace = walk.as_ref().map(|walk| {
+                    let steps = walk.found(property.name).expect("the walk found it");
+                    Trace::replay(&world, property, &walk.actions[..steps])
+                });
+                PropertyOutcome::judge(property, self.expect, trace, walk.map(|walk| walk.seed))
             })
             .collect();
         Outcome {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use stateright::{Expectation, Model, Property};
 
-use crate::client::ServerMessage;
+use crate::client::{Request, ServerMessage, Xid};
 use crate::faults::Fault;
 use crate::recipe::Recipe;
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
@@ -182,13 +182,8 @@ fn message(message: &ServerMessage) -> String {
     }
 }
 
-/// What changed for client `c`'s recipe, and what it sent and believes.
-fn reaction<S: PartialEq + fmt::Debug>(
-    before: &WorldState<S>,
-    after: &WorldState<S>,
-    c: usize,
-) -> String {
-    let mut out = String::new();
+/// The requests client `c` issued in this step (sent or queued).
+fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> Vec<Request> {
     let pending = |state: &WorldState<S>| {
         let client = state.net.client(c);
         client
@@ -197,13 +192,22 @@ fn reaction<S: PartialEq + fmt::Debug>(
             .cloned()
             .collect::<Vec<_>>()
     };
-    let known: Vec<_> = pending(before)
+    let known: Vec<Xid> = pending(before).iter().map(|request| request.xid).collect();
+    pending(after)
         .into_iter()
-        .map(|request| request.xid)
-        .collect();
-    let requests: Vec<String> = pending(after)
-        .iter()
         .filter(|request| !known.contains(&request.xid))
+        .collect()
+}
+
+/// What changed for client `c`'s recipe, and what it sent and believes.
+fn reaction<S: PartialEq + fmt::Debug>(
+    before: &WorldState<S>,
+    after: &WorldState<S>,
+    c: usize,
+) -> String {
+    let mut out = String::new();
+    let requests: Vec<String> = sent(before, after, c)
+        .iter()
         .map(|request| op(&request.op))
         .collect();
     if !requests.is_empty() {
@@ -412,22 +416,7 @@ fn mermaid_step<R: Recipe>(
     after: &WorldState<R::State>,
 ) {
     let sends = |out: &mut String, c: usize| {
-        let client = |state: &WorldState<R::State>| {
-            let client = state.net.client(c);
-            client
-                .in_flight()
-                .chain(client.queued())
-                .cloned()
-                .collect::<Vec<_>>()
-        };
-        let known: Vec<_> = client(before)
-            .into_iter()
-            .map(|request| request.xid)
-            .collect();
-        for request in client(after)
-            .iter()
-            .filter(|request| !known.contains(&request.xid))
-        {
+        for request in sent(before, after, c) {
             let _ = writeln!(out, "    c{c}-)store: {}", label(&op(&request.op)));
         }
     };
