@@ -50,8 +50,8 @@ enum Command {
         #[arg(long)]
         max_states: Option<usize>,
         /// Stop each scenario after this many seconds.
-        #[arg(long)]
-        timeout: Option<f64>,
+        #[arg(long, value_parser = seconds)]
+        timeout: Option<Duration>,
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
@@ -92,6 +92,20 @@ enum Command {
     },
 }
 
+/// `println!` that ends the process quietly when standard output is closed
+/// (`zoocheck check ... | head`), with the exit code a SIGPIPE would give.
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if let Err(error) = writeln!(std::io::stdout().lock(), $($arg)*) {
+            if error.kind() == std::io::ErrorKind::BrokenPipe {
+                std::process::exit(141);
+            }
+            panic!("cannot write to standard output: {error}");
+        }
+    }};
+}
+
 /// A failure that is the user's to fix: exit code 2.
 struct UsageError(String);
 
@@ -119,7 +133,7 @@ fn main() -> ExitCode {
                 threads,
                 max_depth,
                 max_states,
-                timeout: timeout.map(Duration::from_secs_f64),
+                timeout,
                 progress: std::io::stderr()
                     .is_terminal()
                     .then_some(show_progress as fn(&Progress)),
@@ -182,6 +196,20 @@ fn main() -> ExitCode {
             eprintln!("zoocheck: {message}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// A number of seconds, positive and finite (up to a year).
+fn seconds(text: &str) -> Result<Duration, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+    if value.is_finite() && value > 0.0 && value <= 365.0 * 24.0 * 3600.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        Err(format!(
+            "{text}: expected a number of seconds above 0 and at most a year"
+        ))
     }
 }
 
@@ -324,14 +352,14 @@ fn run(
         }
     }
     if json {
-        println!("{}", serde_json::to_string_pretty(&json_out)?);
+        outln!("{}", serde_json::to_string_pretty(&json_out)?);
     } else {
         let verdict = if all_met {
             "every expectation met"
         } else {
             "SOME EXPECTATIONS NOT MET"
         };
-        println!("\n{} scenarios: {verdict}", scenarios.len());
+        outln!("\n{} scenarios: {verdict}", scenarios.len());
     }
     Ok(if all_met {
         ExitCode::SUCCESS
@@ -342,13 +370,27 @@ fn run(
 
 fn print_header(mode: Mode) {
     match mode {
-        Mode::Check => println!(
+        Mode::Check => outln!(
             "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8} {:>10}",
-            "scenario", "property", "expected", "actual", "unique", "depth", "seconds", "states/s"
+            "scenario",
+            "property",
+            "expected",
+            "actual",
+            "unique",
+            "depth",
+            "seconds",
+            "states/s"
         ),
-        Mode::Simulate(_) => println!(
+        Mode::Simulate(_) => outln!(
             "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8} {:>10}",
-            "scenario", "property", "expected", "actual", "steps", "depth", "seconds", "steps/s"
+            "scenario",
+            "property",
+            "expected",
+            "actual",
+            "steps",
+            "depth",
+            "seconds",
+            "steps/s"
         ),
     }
 }
@@ -375,7 +417,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
         } else {
             "  <- NOT AS EXPECTED"
         };
-        println!(
+        outln!(
             "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
@@ -390,7 +432,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
     if let Mode::Simulate(options) = mode {
         for property in &outcome.properties {
             if let (Verdict::Violated, Some(seed)) = (property.actual, property.seed) {
-                println!(
+                outln!(
                     "  {} violated by the walk with seed {seed}; replay it with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {}",
                     property.name,
                     scenario.file.display(),
@@ -400,7 +442,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
         }
     }
     if !outcome.complete && matches!(mode, Mode::Check) {
-        println!("  (search stopped at a limit: a `?` verdict is unproven)");
+        outln!("  (search stopped at a limit: a `?` verdict is unproven)");
     }
 }
 
@@ -500,11 +542,13 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
     match result {
         ReplayResult::Reached { steps, changed } => {
             for (index, now, then) in &changed {
-                println!("note: step {index} now reads: {now}\n      it was saved as:  {then}");
+                outln!("note: step {index} now reads: {now}\n      it was saved as:  {then}");
             }
-            println!(
+            outln!(
                 "replayed {steps} steps of {}: {} is {} again",
-                saved.scenario, saved.property, saved.verdict
+                saved.scenario,
+                saved.property,
+                saved.verdict
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -513,15 +557,17 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
             action,
             saved_text,
         } => {
-            println!(
+            outln!(
                 "diverged at step {step}: {action} is not possible there any more (it was: {saved_text})"
             );
             Ok(ExitCode::from(1))
         }
         ReplayResult::NotReached { steps } => {
-            println!(
+            outln!(
                 "replayed all {steps} steps of {}, but {} is no longer {}",
-                saved.scenario, saved.property, saved.verdict
+                saved.scenario,
+                saved.property,
+                saved.verdict
             );
             Ok(ExitCode::from(1))
         }
@@ -621,11 +667,11 @@ impl WorldTask for Explore {
 }
 
 fn list(path: &Path) -> Result<ExitCode, UsageError> {
-    println!("recipes:");
+    outln!("recipes:");
     for recipe in recipes() {
-        println!("  {}", recipe.name);
-        println!("    variants:   {}", recipe.variants.join(", "));
-        println!("    commands:   {}", recipe.commands.join(", "));
+        outln!("  {}", recipe.name);
+        outln!("    variants:   {}", recipe.variants.join(", "));
+        outln!("    commands:   {}", recipe.commands.join(", "));
         let properties: Vec<String> = recipe
             .properties
             .iter()
@@ -633,26 +679,26 @@ fn list(path: &Path) -> Result<ExitCode, UsageError> {
                 format!("{name} ({})", if *always { "always" } else { "sometimes" })
             })
             .collect();
-        println!("    properties: {}", properties.join(", "));
+        outln!("    properties: {}", properties.join(", "));
     }
     let kinds: Vec<&str> = FaultBudget::default()
         .fields()
         .iter()
         .map(|(kind, _)| *kind)
         .collect();
-    println!(
+    outln!(
         "fault kinds: {} (and the switch expire_anytime)",
         kinds.join(", ")
     );
     if path.exists() {
         let scenarios = load(&[path.to_path_buf()])?;
-        println!("scenarios under {} ({}):", path.display(), scenarios.len());
+        outln!("scenarios under {} ({}):", path.display(), scenarios.len());
         for scenario in scenarios {
             let first_line = scenario.description.trim().lines().next().unwrap_or("");
-            println!("  {:<34} {first_line}", scenario.name);
+            outln!("  {:<34} {first_line}", scenario.name);
         }
     } else {
-        println!("scenarios: none ({} does not exist)", path.display());
+        outln!("scenarios: none ({} does not exist)", path.display());
     }
     Ok(ExitCode::SUCCESS)
 }

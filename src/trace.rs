@@ -422,20 +422,16 @@ fn mermaid_step<R: Recipe>(
     };
     match *action {
         Action::Invoke(c) | Action::Deliver(c) | Action::Reconnect(c) | Action::Resume(c) => {
+            // One note per clause of the step's words; the requests it sent
+            // are arrows instead.
             let text = describe(world, before, action, after);
-            let first = text.split("; sends").next().unwrap_or(&text);
-            let rest: Vec<&str> = text
-                .split("; ")
-                .skip(1)
-                .filter(|part| !part.starts_with("sends"))
-                .collect();
-            let _ = writeln!(
-                out,
-                "    Note over c{c}: {}",
-                label(first.trim_start_matches(&format!("c{c} ")))
-            );
-            for part in rest {
-                let _ = writeln!(out, "    Note over c{c}: {}", label(part));
+            let prefix = format!("c{c} ");
+            for part in text.split("; ").filter(|part| !part.starts_with("sends ")) {
+                let _ = writeln!(
+                    out,
+                    "    Note over c{c}: {}",
+                    label(part.trim_start_matches(&prefix))
+                );
             }
             sends(out, c);
         }

@@ -1,0 +1,1353 @@
+//! End-to-end tests of the `zoocheck` command: each runs the built binary in
+//! the crate's directory and checks its exit code (0 every expectation met,
+//! 1 some expectation not met or a replay that no longer reaches its verdict,
+//! 2 bad usage or a bad file) and what it prints or writes.
+//!
+//! The scenarios are the small ones (a few hundred to a few ten thousand
+//! states), so the whole file runs in a few seconds. State counts and
+//! counterexamples are read from the snapshots under `snapshots/`, so the
+//! command and `tests/scenarios.rs` must agree.
+
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+const PAUSE_EXPIRE: &str = "scenarios/lock/guid_pause_expire.toml";
+const TWO_CLIENTS: &str = "scenarios/lock/guid_2_clients.toml";
+const THREE_CLIENTS: &str = "scenarios/lock/guid_3_clients.toml";
+const TRY_ACQUIRE: &str = "scenarios/lock/try_acquire_2_clients.toml";
+const WRONG_EXPECT: &str = "tests/fixtures/guid_pause_expire_wrong_expect.toml";
+const MISSPELT: &str = "tests/fixtures/misspelt_key.toml";
+
+const CHECK_HEADER: &str = "scenario                           property               expected  actual         unique  depth  seconds   states/s";
+const SIMULATE_HEADER: &str = "scenario                           property               expected  actual          steps  depth  seconds    steps/s";
+
+/// The lock's properties, in the recipe's order.
+const LOCK_PROPERTIES: [&str; 6] = [
+    "mutual_exclusion",
+    "resource_safety",
+    "herd_avoidance",
+    "no_orphan_no_deadlock",
+    "someone_acquired",
+    "waiter_woken",
+];
+
+// ---------------------------------------------------------------- helpers
+
+/// What one run of the command did.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn lines(&self) -> Vec<&str> {
+        self.stdout.lines().collect()
+    }
+}
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn command<I, S>(args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut command = Command::new(env!("CARGO_BIN_EXE_zoocheck"));
+    command
+        .args(args)
+        .current_dir(manifest_dir())
+        .stdin(Stdio::null());
+    command
+}
+
+/// Runs `zoocheck ARGS` to completion. A panic or a death by signal fails
+/// the test whatever the caller expects.
+fn zoocheck<I, S>(args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let args: Vec<S> = args.into_iter().collect();
+    let shown: Vec<String> = args
+        .iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect();
+    let output = command(&args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run zoocheck {shown:?}: {e}"));
+    let run = Run {
+        code: output.status.code().unwrap_or_else(|| {
+            panic!(
+                "zoocheck {shown:?} was killed by a signal: {:?}",
+                output.status
+            )
+        }),
+        stdout: String::from_utf8(output.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(output.stderr).expect("stderr is UTF-8"),
+    };
+    assert!(
+        !run.stderr.contains("panicked"),
+        "zoocheck {shown:?} panicked:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// Asserts the exit code, showing everything the command said if it differs.
+fn expect_code(run: &Run, code: i32, what: &str) {
+    assert_eq!(
+        run.code, code,
+        "{what}: exit code\n--- stdout\n{}\n--- stderr\n{}",
+        run.stdout, run.stderr
+    );
+}
+
+/// A directory under the system's temporary directory, unique to this test
+/// and process, removed when dropped (even when the test fails).
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(tag: &str) -> TempDir {
+        static COUNTER: AtomicUsize = AtomicUsize::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "zoocheck-cli-{tag}-{}-{}",
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).expect("create a temporary directory");
+        TempDir(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn sorted_file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn read_json(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: not JSON: {e}", path.display()))
+}
+
+fn write_json(path: &Path, value: &Value) {
+    std::fs::write(path, serde_json::to_string_pretty(value).unwrap()).unwrap();
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {value}"))
+        .iter()
+        .map(|s| s.as_str().expect("a string").to_string())
+        .collect()
+}
+
+/// What a scenario's snapshot pins.
+struct Snapshot {
+    unique: usize,
+    visited: usize,
+    max_depth: usize,
+    /// Each property with its expected and actual verdict.
+    verdicts: Vec<(String, String, String)>,
+    /// Each counterexample: its property and its steps' texts.
+    counterexamples: Vec<(String, Vec<String>)>,
+}
+
+impl Snapshot {
+    fn verdict(&self, property: &str) -> (&str, &str) {
+        let (_, expected, actual) = self
+            .verdicts
+            .iter()
+            .find(|(name, _, _)| name == property)
+            .unwrap_or_else(|| panic!("no verdict for {property} in the snapshot"));
+        (expected, actual)
+    }
+
+    fn counterexample(&self, property: &str) -> &[String] {
+        &self
+            .counterexamples
+            .iter()
+            .find(|(name, _)| name == property)
+            .unwrap_or_else(|| panic!("no counterexample to {property} in the snapshot"))
+            .1
+    }
+}
+
+/// Reads `snapshots/lock__NAME.snap` for `scenarios/lock/NAME.toml`.
+fn snapshot(scenario_file: &str) -> Snapshot {
+    let name = Path::new(scenario_file)
+        .file_stem()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let path = manifest_dir().join(format!("snapshots/lock__{name}.snap"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    // The body follows the second `---` line of insta's header.
+    let body = text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(_, body)| body)
+        .expect("an insta snapshot");
+    let states = body
+        .lines()
+        .find_map(|l| l.strip_prefix("states: "))
+        .expect("a states line");
+    // `350 unique, 585 visited, max depth 24`
+    let words: Vec<&str> = states.split_whitespace().collect();
+    assert_eq!(
+        (words[1], words[3], words[4], words[5]),
+        ("unique,", "visited,", "max", "depth"),
+        "{states}"
+    );
+    let number = |w: &str| w.parse::<usize>().unwrap_or_else(|_| panic!("{states}"));
+    let mut verdicts = Vec::new();
+    let mut counterexamples: Vec<(String, Vec<String>)> = Vec::new();
+    for line in body.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() == 6 && words[1] == "expected" && words[3] == "actual" {
+            verdicts.push((words[0].into(), words[2].into(), words[4].into()));
+        } else if let Some(rest) = line.strip_prefix("counterexample to ") {
+            let property = rest.split_whitespace().next().unwrap().to_string();
+            counterexamples.push((property, Vec::new()));
+        } else if let (Some((_, steps)), Some((number, text))) = (
+            counterexamples.last_mut(),
+            line.trim_start().split_once(". "),
+        ) {
+            if number.parse::<usize>() == Ok(steps.len() + 1) {
+                steps.push(text.to_string());
+            }
+        }
+    }
+    Snapshot {
+        unique: number(words[0]),
+        visited: number(words[2]),
+        max_depth: number(words[6]),
+        verdicts,
+        counterexamples,
+    }
+}
+
+/// One row of the check or simulate table, split at the header's columns.
+#[derive(Debug, PartialEq)]
+struct Row {
+    scenario: String,
+    property: String,
+    expected: String,
+    actual: String,
+    count: usize,
+    depth: usize,
+    seconds: String,
+    rate: String,
+    mark: String,
+}
+
+/// Splits a table row by the header's column layout: left-aligned columns
+/// start where their header starts, right-aligned ones end where theirs ends,
+/// and no cell spills into the next.
+fn row(header: &str, line: &str) -> Row {
+    let start = |name: &str| {
+        header
+            .find(name)
+            .unwrap_or_else(|| panic!("{name} in {header}"))
+    };
+    let end = |name: &str| start(name) + name.len();
+    let (count_name, rate_name) = if header.contains("unique") {
+        ("unique", "states/s")
+    } else {
+        ("steps", "steps/s")
+    };
+    assert!(
+        line.len() >= header.len(),
+        "a row as wide as the header:\n{header}\n{line}"
+    );
+    let bytes = line.as_bytes();
+    for boundary in [
+        start("property") - 1,
+        start("expected") - 1,
+        start("actual") - 1,
+        end(count_name),
+        end("depth"),
+        end("seconds"),
+        end(rate_name),
+    ] {
+        assert!(
+            bytes.get(boundary).is_none_or(|b| *b == b' '),
+            "misaligned at column {boundary}:\n{header}\n{line}"
+        );
+    }
+    let cell = |from: usize, to: usize| line[from..to].trim().to_string();
+    let number = |text: String, what: &str| -> usize {
+        text.parse()
+            .unwrap_or_else(|_| panic!("{what} {text:?} in {line:?}"))
+    };
+    // The actual verdict (left-aligned) and the count (right-aligned) share
+    // the space between the start of one header and the end of the other.
+    let middle = cell(start("actual"), end(count_name));
+    let (actual, count) = middle
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("a verdict and a count in {line:?}"));
+    Row {
+        scenario: cell(0, start("property")),
+        property: cell(start("property"), start("expected")),
+        expected: cell(start("expected"), start("actual")),
+        actual: actual.to_string(),
+        count: number(count.trim().to_string(), "count"),
+        depth: number(cell(end(count_name), end("depth")), "depth"),
+        seconds: cell(end("depth"), end("seconds")),
+        rate: cell(end("seconds"), end(rate_name)),
+        mark: cell(end(rate_name), line.len()),
+    }
+}
+
+/// The table rows of a check or simulate output (the lines under the header
+/// that name a scenario and a property).
+fn rows(run: &Run, header: &str) -> Vec<Row> {
+    let lines = run.lines();
+    assert_eq!(
+        lines.first().copied(),
+        Some(header),
+        "the header:\n{}",
+        run.stdout
+    );
+    lines[1..]
+        .iter()
+        .take_while(|line| !line.is_empty())
+        .filter(|line| !line.starts_with(' '))
+        .map(|line| row(header, line))
+        .collect()
+}
+
+/// The walks a simulation reported: each violated property, its seed and the
+/// replay command printed under it.
+fn violations(run: &Run) -> Vec<(String, u64, Vec<String>)> {
+    let lines = run.lines();
+    let mut found = Vec::new();
+    for (index, line) in lines.iter().enumerate() {
+        let Some((property, rest)) = line
+            .trim_start()
+            .split_once(" violated by the walk with seed ")
+        else {
+            continue;
+        };
+        let seed = rest
+            .strip_suffix("; replay it with:")
+            .unwrap_or_else(|| panic!("{line:?}"))
+            .parse()
+            .unwrap_or_else(|_| panic!("a seed in {line:?}"));
+        let command = lines
+            .get(index + 1)
+            .unwrap_or_else(|| panic!("no command after {line:?}"));
+        assert!(
+            command.starts_with("    zoocheck simulate "),
+            "the replay command is indented under its line: {command:?}"
+        );
+        let args: Vec<String> = command
+            .split_whitespace()
+            .skip(1)
+            .map(String::from)
+            .collect();
+        found.push((property.to_string(), seed, args));
+    }
+    found
+}
+
+// ---------------------------------------------------------------- check
+
+#[test]
+fn check_prints_one_row_per_property_with_the_snapshot_counts() {
+    let snap = snapshot(TWO_CLIENTS);
+    let run = zoocheck(["check", TWO_CLIENTS]);
+    expect_code(&run, 0, "check of a scenario that meets its expectations");
+    assert_eq!(run.stderr, "", "nothing on standard error off a terminal");
+    let rows = rows(&run, CHECK_HEADER);
+    assert_eq!(rows.len(), LOCK_PROPERTIES.len(), "{}", run.stdout);
+    for (row, property) in rows.iter().zip(LOCK_PROPERTIES) {
+        let (expected, actual) = snap.verdict(property);
+        assert_eq!(row.scenario, "lock/guid_2_clients");
+        assert_eq!(row.property, property);
+        assert_eq!(
+            (row.expected.as_str(), row.actual.as_str()),
+            (expected, actual)
+        );
+        assert_eq!(row.count, snap.unique, "unique states of {property}");
+        assert_eq!(row.depth, snap.max_depth, "depth of {property}");
+        let seconds: f64 = row.seconds.parse().expect("seconds are a number");
+        assert!(seconds >= 0.0 && row.seconds.split_once('.').unwrap().1.len() == 2);
+        row.rate.parse::<u64>().expect("states/s is a whole number");
+        assert_eq!(row.mark, "", "no mark on an expected verdict");
+    }
+    let lines = run.lines();
+    assert_eq!(lines.len(), 1 + LOCK_PROPERTIES.len() + 2, "{}", run.stdout);
+    assert_eq!(lines[lines.len() - 2], "");
+    assert_eq!(lines[lines.len() - 1], "1 scenarios: every expectation met");
+    // The README's table pins the same count.
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let readme_row = readme
+        .lines()
+        .find(|l| l.starts_with("| `lock/guid_2_clients` |"))
+        .expect("guid_2_clients in the README's table");
+    assert!(
+        readme_row.ends_with(&format!("| {} |", snap.unique)),
+        "the README and the snapshot disagree: {readme_row}"
+    );
+}
+
+#[test]
+fn check_of_a_wrong_expectation_exits_1_and_marks_the_row() {
+    // The fixture is the real scenario with one expectation changed.
+    let real = std::fs::read_to_string(manifest_dir().join(PAUSE_EXPIRE)).unwrap();
+    let fixture = std::fs::read_to_string(manifest_dir().join(WRONG_EXPECT)).unwrap();
+    assert_eq!(
+        fixture,
+        real.replacen(
+            "mutual_exclusion = \"violated\"\n",
+            "mutual_exclusion = \"holds\"\n",
+            1
+        ),
+        "{WRONG_EXPECT} is {PAUSE_EXPIRE} expecting mutual_exclusion to hold"
+    );
+    assert_ne!(fixture, real);
+
+    let snap = snapshot(PAUSE_EXPIRE);
+    let run = zoocheck(["check", WRONG_EXPECT]);
+    expect_code(&run, 1, "check of a wrong expectation");
+    let rows = rows(&run, CHECK_HEADER);
+    assert_eq!(rows.len(), 6, "{}", run.stdout);
+    for row in &rows {
+        // Not under `scenarios/`: named after its path below its directory.
+        assert_eq!(row.scenario, "guid_pause_expire_wrong_expect");
+        assert_eq!(row.count, snap.unique);
+        assert_eq!(row.actual, snap.verdict(&row.property).1);
+        if row.property == "mutual_exclusion" {
+            assert_eq!(
+                (row.expected.as_str(), row.actual.as_str()),
+                ("holds", "violated")
+            );
+            assert_eq!(row.mark, "<- NOT AS EXPECTED");
+        } else {
+            assert_eq!(row.mark, "", "only the wrong row is marked: {row:?}");
+        }
+    }
+    assert_eq!(run.stdout.matches("NOT AS EXPECTED").count(), 1);
+    assert_eq!(
+        run.lines().last().copied(),
+        Some("1 scenarios: SOME EXPECTATIONS NOT MET")
+    );
+}
+
+#[test]
+fn a_misspelt_key_exits_2_naming_the_file_and_the_key() {
+    let real = std::fs::read_to_string(manifest_dir().join(PAUSE_EXPIRE)).unwrap();
+    let fixture = std::fs::read_to_string(manifest_dir().join(MISSPELT)).unwrap();
+    assert_eq!(
+        fixture,
+        real.replacen("\npause = 1\n", "\npausee = 1\n", 1),
+        "{MISSPELT} is {PAUSE_EXPIRE} with `pause` misspelt"
+    );
+    assert_ne!(fixture, real);
+
+    for args in [
+        vec!["check", MISSPELT],
+        vec!["check", "--json", MISSPELT],
+        vec!["simulate", "--runs", "1", MISSPELT],
+        // One bad file spoils the lot, before anything is checked.
+        vec!["check", TWO_CLIENTS, MISSPELT],
+    ] {
+        let run = zoocheck(&args);
+        expect_code(&run, 2, &format!("{args:?}"));
+        assert_eq!(run.stdout, "", "{args:?}: no table for a bad file");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "zoocheck: {MISSPELT}: `faults.pausee`: unknown field `pausee`, expected one of \
+                 `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, \
+                 `expire_anytime` (line 12)\n"
+            ),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_path_exits_2() {
+    for args in [
+        vec!["check", "scenarios/lock/no_such_scenario.toml"],
+        vec!["simulate", "scenarios/lock/no_such_scenario.toml"],
+        vec![
+            "explore",
+            "scenarios/lock/no_such_scenario.toml",
+            "--port",
+            "1",
+        ],
+    ] {
+        let run = zoocheck(&args);
+        expect_code(&run, 2, &format!("{args:?}"));
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert_eq!(
+            run.stderr,
+            "zoocheck: scenarios/lock/no_such_scenario.toml: no such file or directory\n",
+            "{args:?}"
+        );
+    }
+    let run = zoocheck(["replay", "no_such_trace.json"]);
+    expect_code(&run, 2, "replay of a missing file");
+    assert!(
+        run.stderr.starts_with("zoocheck: no_such_trace.json: "),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    let run = zoocheck(["check", "--no-such-flag", TWO_CLIENTS]);
+    expect_code(&run, 2, "an unknown flag");
+    assert!(
+        run.stderr.contains("unexpected argument '--no-such-flag'"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+    for (args, what, says) in [
+        (vec![], "no subcommand", "Usage: zoocheck <COMMAND>"),
+        (
+            vec!["frobnicate"],
+            "an unknown subcommand",
+            "unrecognized subcommand 'frobnicate'",
+        ),
+        (
+            vec!["check"],
+            "check without a path",
+            "Usage: zoocheck check <PATHS>...",
+        ),
+        (
+            vec!["simulate", "--runs", "many", TWO_CLIENTS],
+            "a bad number",
+            "invalid value 'many' for '--runs <RUNS>'",
+        ),
+        (
+            vec!["replay"],
+            "replay without a trace",
+            "Usage: zoocheck replay <TRACE>",
+        ),
+    ] {
+        let run = zoocheck(&args);
+        expect_code(&run, 2, what);
+        assert_eq!(run.stdout, "", "{what}");
+        assert!(run.stderr.contains(says), "{what}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
+    let files = [TWO_CLIENTS, PAUSE_EXPIRE, TRY_ACQUIRE];
+    let run = zoocheck(["check", "--json", TWO_CLIENTS, PAUSE_EXPIRE, TRY_ACQUIRE]);
+    expect_code(&run, 0, "check --json");
+    let json: Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", run.stdout));
+    let scenarios = json.as_array().expect("an array of scenarios");
+    assert_eq!(scenarios.len(), files.len());
+    let keys = |v: &Value| -> Vec<String> {
+        let mut keys: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        keys.sort();
+        keys
+    };
+    for (scenario, file) in scenarios.iter().zip(files) {
+        let snap = snapshot(file);
+        let name = format!(
+            "lock/{}",
+            Path::new(file).file_stem().unwrap().to_string_lossy()
+        );
+        assert_eq!(
+            keys(scenario),
+            [
+                "as_expected",
+                "complete",
+                "file",
+                "max_depth",
+                "mode",
+                "properties",
+                "scenario",
+                "seconds",
+                "states",
+                "unique_states"
+            ]
+        );
+        assert_eq!(scenario["scenario"], name.as_str());
+        assert_eq!(scenario["file"], file);
+        assert_eq!(scenario["mode"], "check");
+        assert_eq!(scenario["unique_states"], snap.unique, "{name}");
+        assert_eq!(scenario["states"], snap.visited, "{name}");
+        assert_eq!(scenario["max_depth"], snap.max_depth, "{name}");
+        assert_eq!(scenario["complete"], true);
+        assert_eq!(scenario["as_expected"], true);
+        assert!(scenario["seconds"].as_f64().unwrap() >= 0.0);
+        let properties = scenario["properties"].as_array().unwrap();
+        let names: Vec<&str> = properties
+            .iter()
+            .map(|p| p["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, LOCK_PROPERTIES);
+        for property in properties {
+            let p = property["name"].as_str().unwrap();
+            assert_eq!(
+                keys(property),
+                ["actual", "as_expected", "expected", "name", "seed", "trace"]
+            );
+            let (expected, actual) = snap.verdict(p);
+            assert_eq!(property["expected"], expected, "{name} {p}");
+            assert_eq!(property["actual"], actual, "{name} {p}");
+            assert_eq!(property["as_expected"], true);
+            assert_eq!(property["seed"], Value::Null, "a check has no seed");
+            if actual == "violated" {
+                // The shortest counterexample, step for step as the snapshot has it.
+                assert_eq!(
+                    strings(&property["trace"]),
+                    snap.counterexample(p),
+                    "{name} {p}"
+                );
+            } else {
+                assert_eq!(property["trace"], Value::Null, "{name} {p}");
+            }
+        }
+    }
+    // The verdicts that differ between them.
+    assert_eq!(scenarios[1]["properties"][0]["actual"], "violated");
+    assert_eq!(strings(&scenarios[1]["properties"][0]["trace"]).len(), 12);
+    assert_eq!(scenarios[2]["properties"][5]["actual"], "unreached");
+
+    // And a wrong expectation in JSON: exit 1, as_expected false.
+    let run = zoocheck(["check", "--json", WRONG_EXPECT]);
+    expect_code(&run, 1, "check --json of a wrong expectation");
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json[0]["as_expected"], false);
+    let wrong: Vec<&str> = json[0]["properties"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["as_expected"] == false)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(wrong, ["mutual_exclusion"]);
+}
+
+// ---------------------------------------------------------------- traces
+
+/// Runs `check --trace-out` on guid_pause_expire into a fresh directory (one
+/// level deeper than the temporary one, which zoocheck must create).
+fn pause_expire_traces(tag: &str) -> (TempDir, PathBuf) {
+    let temp = TempDir::new(tag);
+    let out = temp.path().join("traces");
+    let run = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    expect_code(&run, 0, "check --trace-out");
+    (temp, out)
+}
+
+#[test]
+fn check_trace_out_writes_json_and_mermaid_that_replay() {
+    let snap = snapshot(PAUSE_EXPIRE);
+    let (_temp, out) = pause_expire_traces("check-trace");
+    assert_eq!(
+        sorted_file_names(&out),
+        [
+            "lock__guid_pause_expire__mutual_exclusion.json",
+            "lock__guid_pause_expire__mutual_exclusion.md",
+            "lock__guid_pause_expire__resource_safety.json",
+            "lock__guid_pause_expire__resource_safety.md",
+        ]
+    );
+    for property in ["mutual_exclusion", "resource_safety"] {
+        let stem = out.join(format!("lock__guid_pause_expire__{property}"));
+        let json_path = stem.with_extension("json");
+        let trace = read_json(&json_path);
+        assert_eq!(trace["format"], "zoocheck-trace/1");
+        assert_eq!(trace["scenario"], "lock/guid_pause_expire");
+        assert_eq!(trace["file"], PAUSE_EXPIRE);
+        assert_eq!(trace["property"], property);
+        assert_eq!(trace["verdict"], "violated");
+        assert_eq!(trace["found_by"], format!("check {PAUSE_EXPIRE}"));
+        let steps = strings(&trace["steps"]);
+        assert_eq!(steps, snap.counterexample(property), "{property}");
+        assert_eq!(trace["actions"].as_array().unwrap().len(), steps.len());
+
+        let md = std::fs::read_to_string(stem.with_extension("md")).unwrap();
+        assert!(
+            md.starts_with(&format!("# lock/guid_pause_expire: {property} violated\n")),
+            "{md}"
+        );
+        assert!(md.contains("\n```mermaid\nsequenceDiagram\n"), "{md}");
+        assert_eq!(md.matches("```mermaid").count(), 1);
+        let block = md.split("```mermaid\n").nth(1).unwrap();
+        assert!(block.contains("\n```\n"), "the mermaid block is closed");
+        assert!(
+            md.contains(&format!(
+                "replay with `zoocheck replay {}`",
+                json_path.display()
+            )),
+            "{md}"
+        );
+
+        let run = zoocheck(["replay".as_ref(), json_path.as_os_str()]);
+        expect_code(&run, 0, "replay of a fresh trace");
+        assert_eq!(
+            run.stdout,
+            format!(
+                "replayed {} steps of lock/guid_pause_expire: {property} is violated again\n",
+                steps.len()
+            )
+        );
+    }
+}
+
+#[test]
+fn mermaid_notes_are_not_repeated() {
+    // REGRESSION: the diagram once took a client step's first note as the
+    // text before "; sends"; when the step sent nothing, that was the whole
+    // description, and each later clause was drawn a second time.
+    let (_temp, out) = pause_expire_traces("mermaid");
+    let md =
+        std::fs::read_to_string(out.join("lock__guid_pause_expire__mutual_exclusion.md")).unwrap();
+    let block = md
+        .split("```mermaid\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .expect("a mermaid block");
+    // c0 comes to believe it holds the lock once (step 5), c1 once (step 12).
+    for belief in [
+        "BELIEVES IT HOLDS the lock (token 0)",
+        "BELIEVES IT HOLDS the lock (token 1)",
+    ] {
+        assert_eq!(
+            block.matches(belief).count(),
+            1,
+            "{belief:?} is drawn once:\n{block}"
+        );
+    }
+    let notes: Vec<&str> = block
+        .lines()
+        .filter(|l| l.contains("Note over c"))
+        .collect();
+    for pair in notes.windows(2) {
+        assert!(
+            !pair[0].contains(pair[1].split_once(": ").unwrap().1),
+            "a note repeats the next one:\n{}\n{}",
+            pair[0],
+            pair[1]
+        );
+    }
+}
+
+#[test]
+fn replay_of_a_tampered_trace_fails() {
+    let (temp, out) = pause_expire_traces("tamper");
+    let original = read_json(&out.join("lock__guid_pause_expire__mutual_exclusion.json"));
+    let actions = original["actions"].as_array().unwrap().clone();
+    let steps = strings(&original["steps"]);
+    assert_eq!(actions.len(), 12);
+
+    // (a) The pause replaced by a resume of a client that is not paused.
+    let pause = actions
+        .iter()
+        .position(|a| a.to_string().contains("Pause"))
+        .expect("the counterexample pauses a client");
+    let client = actions[pause]["Fault"]["Pause"]["client"].as_u64().unwrap();
+    let mut diverged = original.clone();
+    diverged["actions"][pause] = serde_json::json!({ "Resume": client });
+    let path = temp.path().join("diverged.json");
+    write_json(&path, &diverged);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(
+        &run,
+        1,
+        "replay of a trace with an action that is not enabled",
+    );
+    assert_eq!(
+        run.stdout,
+        format!(
+            "diverged at step {}: Resume({client}) is not possible there any more (it was: {})\n",
+            pause + 1,
+            steps[pause]
+        )
+    );
+
+    // (b) The last action dropped: the violation is not reached.
+    let mut truncated = original.clone();
+    truncated["actions"].as_array_mut().unwrap().pop();
+    let path = temp.path().join("truncated.json");
+    write_json(&path, &truncated);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 1, "replay of a truncated trace");
+    assert_eq!(
+        run.stdout,
+        "replayed all 11 steps of lock/guid_pause_expire, but mutual_exclusion is no longer violated\n"
+    );
+
+    // An action for a client that does not exist diverges too, without a panic.
+    let mut stranger = original.clone();
+    stranger["actions"][0] = serde_json::json!({ "Serve": 7 });
+    let path = temp.path().join("stranger.json");
+    write_json(&path, &stranger);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 1, "replay of an action for client 7 of 2");
+    assert!(
+        run.stdout.starts_with("diverged at step 1: Serve(7) "),
+        "{}",
+        run.stdout
+    );
+
+    // A step whose saved words differ is noted, and the replay still succeeds.
+    let mut reworded = original.clone();
+    reworded["steps"][0] = Value::from("something else");
+    let path = temp.path().join("reworded.json");
+    write_json(&path, &reworded);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 0, "replay of a reworded trace");
+    assert_eq!(
+        run.stdout,
+        format!(
+            "note: step 1 now reads: {}\n      it was saved as:  something else\n\
+             replayed 12 steps of lock/guid_pause_expire: mutual_exclusion is violated again\n",
+            steps[0]
+        )
+    );
+
+    // (c) Files that are not traces: exit 2, with a message.
+    let bad: [(&str, Value, &str); 4] = [
+        (
+            "other.json",
+            serde_json::json!({ "hello": 1 }),
+            "not a zoocheck trace",
+        ),
+        (
+            "array.json",
+            serde_json::json!([1, 2, 3]),
+            "not a zoocheck trace",
+        ),
+        (
+            "format.json",
+            {
+                let mut v = original.clone();
+                v["format"] = Value::from("zoocheck-trace/99");
+                v
+            },
+            "`format`: \"zoocheck-trace/99\"; expected \"zoocheck-trace/1\"",
+        ),
+        (
+            "property.json",
+            {
+                let mut v = original.clone();
+                v["property"] = Value::from("liveness");
+                v
+            },
+            "`property`: \"liveness\" is not a property of lock/guid_pause_expire",
+        ),
+    ];
+    for (name, value, message) in bad {
+        let path = temp.path().join(name);
+        write_json(&path, &value);
+        let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+        expect_code(&run, 2, name);
+        assert_eq!(run.stdout, "", "{name}");
+        assert!(
+            run.stderr
+                .starts_with(&format!("zoocheck: {}: {message}", path.display())),
+            "{name}: {}",
+            run.stderr
+        );
+    }
+    let path = temp.path().join("text.json");
+    std::fs::write(&path, "this is not JSON").unwrap();
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 2, "replay of a file that is not JSON");
+    assert!(
+        run.stderr.contains("not a zoocheck trace"),
+        "{}",
+        run.stderr
+    );
+}
+
+// ---------------------------------------------------------------- simulate
+
+/// The rows of a simulation without their seconds and rate, which vary.
+fn without_timing(run: &Run) -> Vec<String> {
+    run.lines()
+        .iter()
+        .map(|line| {
+            if line.starts_with("lock/") {
+                let mut row = row(SIMULATE_HEADER, line);
+                row.seconds.clear();
+                row.rate.clear();
+                format!("{row:?}")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() {
+    const RUNS: u64 = 500;
+    const SEED: u64 = 0;
+    let args = [
+        "simulate",
+        PAUSE_EXPIRE,
+        "--runs",
+        &RUNS.to_string(),
+        "--seed",
+        &SEED.to_string(),
+    ]
+    .map(String::from);
+    let first = zoocheck(&args);
+    // resource_safety is not violated by so few walks: not as expected.
+    expect_code(&first, 1, "a short simulation of guid_pause_expire");
+    let rows1 = rows(&first, SIMULATE_HEADER);
+    assert_eq!(rows1.len(), 6);
+    let mutex = &rows1[0];
+    assert_eq!(
+        (
+            mutex.property.as_str(),
+            mutex.expected.as_str(),
+            mutex.actual.as_str()
+        ),
+        ("mutual_exclusion", "violated", "violated")
+    );
+    assert_eq!(mutex.mark, "");
+    for row in &rows1 {
+        assert_eq!(row.scenario, "lock/guid_pause_expire");
+        assert!(row.depth <= 200 && row.depth > 0);
+        assert!(row.count >= row.depth && row.count <= row.depth * RUNS as usize);
+        // A simulation proves no "holds" and no "unreached".
+        if matches!(row.actual.trim_end_matches('?'), "holds" | "unreached") {
+            assert!(row.actual.ends_with('?'), "{row:?}");
+        }
+    }
+    let found = violations(&first);
+    let (property, seed, replay_args) = found
+        .iter()
+        .find(|(p, _, _)| p == "mutual_exclusion")
+        .expect("a walk violates mutual_exclusion")
+        .clone();
+    assert_eq!(property, "mutual_exclusion");
+    assert!((SEED..SEED + RUNS).contains(&seed), "seed {seed}");
+    assert_eq!(
+        replay_args,
+        [
+            "simulate",
+            PAUSE_EXPIRE,
+            "--seed",
+            &seed.to_string(),
+            "--runs",
+            "1",
+            "--max-depth",
+            "200"
+        ]
+    );
+
+    // The same simulation again: the same table but for the timings.
+    let second = zoocheck(&args);
+    expect_code(&second, first.code, "the same simulation again");
+    assert_eq!(without_timing(&first), without_timing(&second));
+
+    // The walks before the reported one do not violate it: it is the first.
+    if seed > SEED {
+        let before = zoocheck([
+            "simulate",
+            PAUSE_EXPIRE,
+            "--runs",
+            &(seed - SEED).to_string(),
+            "--seed",
+            &SEED.to_string(),
+        ]);
+        assert_eq!(rows(&before, SIMULATE_HEADER)[0].actual, "holds?");
+        assert!(violations(&before)
+            .iter()
+            .all(|(p, _, _)| p != "mutual_exclusion"));
+    }
+
+    // Route 1: the printed command, the walk alone by its seed.
+    let by_seed = zoocheck(&replay_args);
+    let seed_rows = rows(&by_seed, SIMULATE_HEADER);
+    assert_eq!(seed_rows[0].property, "mutual_exclusion");
+    assert_eq!(seed_rows[0].actual, "violated");
+    assert_eq!(seed_rows[0].mark, "");
+    let again = violations(&by_seed);
+    assert!(
+        again.contains(&(property.clone(), seed, replay_args.clone())),
+        "the same violation, seed and command: {again:?}\n{}",
+        by_seed.stdout
+    );
+    // Exit 1 or 0 only by the other verdicts; the walk is one of the first's.
+    assert!(seed_rows[0].depth <= mutex.depth);
+
+    // The walk's trace, by seed, from the long simulation and the single walk.
+    let json_of = |args: &[String]| -> Value {
+        let mut args = args.to_vec();
+        args.push("--json".into());
+        let run = zoocheck(&args);
+        serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("{e}: {}", run.stdout))
+    };
+    let long = json_of(&args);
+    let single = json_of(&replay_args);
+    assert_eq!(long[0]["mode"], "simulate");
+    assert_eq!(long[0]["properties"][0]["seed"], seed);
+    assert_eq!(single[0]["properties"][0]["seed"], seed);
+    let seed_steps = strings(&single[0]["properties"][0]["trace"]);
+    assert_eq!(strings(&long[0]["properties"][0]["trace"]), seed_steps);
+    assert!(!seed_steps.is_empty());
+
+    // Route 2: the single walk's trace saved and replayed.
+    let temp = TempDir::new("simulate-trace");
+    let mut trace_args = replay_args.clone();
+    trace_args.extend(["--trace-out".to_string(), temp.path().display().to_string()]);
+    let saved = zoocheck(&trace_args);
+    expect_code(&saved, by_seed.code, "the single walk with --trace-out");
+    assert_eq!(without_timing(&saved), without_timing(&by_seed));
+    let json_path = temp
+        .path()
+        .join("lock__guid_pause_expire__mutual_exclusion.json");
+    let trace = read_json(&json_path);
+    assert_eq!(trace["property"], "mutual_exclusion");
+    assert_eq!(trace["verdict"], "violated");
+    assert_eq!(
+        trace["found_by"],
+        format!("simulate {PAUSE_EXPIRE} --max-depth 200 --seed {seed} --runs 1")
+    );
+    assert_eq!(strings(&trace["steps"]), seed_steps);
+    let by_trace = zoocheck(["replay".as_ref(), json_path.as_os_str()]);
+    expect_code(&by_trace, 0, "replay of a simulated trace");
+    assert_eq!(
+        by_trace.stdout,
+        format!(
+            "replayed {} steps of lock/guid_pause_expire: mutual_exclusion is violated again\n",
+            seed_steps.len()
+        )
+    );
+
+    // Both routes agree: the same property, violated, after the same steps.
+    let seed_verdict = (
+        seed_rows[0].property.clone(),
+        seed_rows[0].actual.clone(),
+        seed_steps.len(),
+    );
+    let replayed_steps: usize = by_trace
+        .stdout
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let trace_verdict = (
+        trace["property"].as_str().unwrap().to_string(),
+        trace["verdict"].as_str().unwrap().to_string(),
+        replayed_steps,
+    );
+    assert_eq!(seed_verdict, trace_verdict);
+
+    // The long simulation writes the very same trace file.
+    let temp_long = TempDir::new("simulate-trace-long");
+    let mut long_trace_args = args.to_vec();
+    long_trace_args.extend([
+        "--trace-out".to_string(),
+        temp_long.path().display().to_string(),
+    ]);
+    let long_saved = zoocheck(&long_trace_args);
+    expect_code(
+        &long_saved,
+        first.code,
+        "the long simulation with --trace-out",
+    );
+    assert_eq!(
+        std::fs::read_to_string(
+            temp_long
+                .path()
+                .join("lock__guid_pause_expire__mutual_exclusion.json")
+        )
+        .unwrap(),
+        std::fs::read_to_string(&json_path).unwrap()
+    );
+}
+
+// ---------------------------------------------------------------- list, explore
+
+#[test]
+fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
+    let run = zoocheck(["list"]);
+    expect_code(&run, 0, "list");
+    let lines = run.lines();
+    // The recipe as the library describes it, and its properties as the
+    // scenario files name them.
+    let recipes = zoocheck::scenario::recipes();
+    assert_eq!(recipes.len(), 1);
+    let lock = &recipes[0];
+    assert_eq!(lock.name, "lock");
+    let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
+    assert_eq!(properties, LOCK_PROPERTIES);
+    assert_eq!(
+        lines[..6],
+        [
+            "recipes:".to_string(),
+            "  lock".to_string(),
+            format!("    variants:   {}", lock.variants.join(", ")),
+            "    commands:   acquire, work, release".to_string(),
+            "    properties: mutual_exclusion (always), resource_safety (always), \
+             herd_avoidance (always), no_orphan_no_deadlock (always), \
+             someone_acquired (sometimes), waiter_woken (sometimes)"
+                .to_string(),
+            "fault kinds: crash, restart, pause, disconnect, expire, lose_reply \
+             (and the switch expire_anytime)"
+                .to_string(),
+        ]
+    );
+    // Every variant the README's scenario example names is listed, and
+    // every fault kind it documents.
+    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
+    let documented = readme
+        .lines()
+        .find_map(|l| l.strip_prefix("variant = \"guid\""))
+        .and_then(|rest| rest.split_once('#'))
+        .map(|(_, variants)| variants.split('|').map(str::trim).collect::<Vec<_>>())
+        .expect("the README's variant line");
+    for variant in ["guid", "no_guid", "herd", "fenced", "try_acquire"] {
+        assert!(documented.contains(&variant), "{variant} in the README");
+        assert!(lock.variants.contains(&variant), "{variant} listed");
+    }
+    for variant in &documented {
+        assert!(
+            lock.variants.contains(variant),
+            "{variant} from the README is listed"
+        );
+    }
+    for kind in [
+        "crash",
+        "restart",
+        "pause",
+        "disconnect",
+        "expire",
+        "lose_reply",
+        "expire_anytime",
+    ] {
+        assert!(
+            readme.contains(&format!("\n{kind} = ")),
+            "{kind} in the README"
+        );
+    }
+
+    let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("scenarios/lock"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| format!("lock/{}", p.file_stem().unwrap().to_string_lossy()))
+        .collect();
+    names.sort();
+    assert_eq!(
+        lines[6],
+        format!("scenarios under scenarios ({}):", names.len())
+    );
+    let listed: Vec<&str> = lines[7..]
+        .iter()
+        .map(|l| l.split_whitespace().next().unwrap())
+        .collect();
+    assert_eq!(listed, names);
+    let two = lines
+        .iter()
+        .find(|l| l.starts_with("  lock/guid_2_clients "))
+        .unwrap();
+    assert_eq!(
+        *two,
+        format!(
+            "  {:<34} Two clients take the lock in turn, no faults: the reference recipe keeps every promise.",
+            "lock/guid_2_clients"
+        )
+    );
+
+    // Another directory, and one that does not exist.
+    let run = zoocheck(["list", "scenarios/lock"]);
+    expect_code(&run, 0, "list scenarios/lock");
+    assert!(run.stdout.contains(&format!(
+        "scenarios under scenarios/lock ({}):",
+        names.len()
+    )));
+    let run = zoocheck(["list", "no_such_dir"]);
+    expect_code(&run, 0, "list of a missing directory");
+    assert!(run
+        .stdout
+        .ends_with("scenarios: none (no_such_dir does not exist)\n"));
+    // A directory with a bad scenario in it is a bad file.
+    let run = zoocheck(["list", "tests/fixtures"]);
+    expect_code(&run, 2, "list of a directory with a bad scenario");
+    assert!(run.stderr.contains(MISSPELT), "{}", run.stderr);
+}
+
+#[test]
+fn explore_on_a_taken_port_exits_2_without_panicking() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+    let port = listener.local_addr().unwrap().port();
+    let mut child = command(["explore", TWO_CLIENTS, "--port", &port.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start zoocheck explore");
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("zoocheck explore on a taken port {port} is still running");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("zoocheck: 127.0.0.1:{port}: ")),
+        "{stderr}"
+    );
+    assert!(output.stdout.is_empty());
+    drop(listener);
+}
+
+// ---------------------------------------------------------------- search options
+
+#[test]
+fn dfs_and_threads_count_the_same_states_as_the_default() {
+    let snap = snapshot(THREE_CLIENTS);
+    let mut counts = Vec::new();
+    for options in [
+        &[][..],
+        &["--dfs"][..],
+        &["--threads", "2"][..],
+        &["--dfs", "--threads", "2"][..],
+    ] {
+        let mut args = vec!["check"];
+        args.extend_from_slice(options);
+        args.push(THREE_CLIENTS);
+        let run = zoocheck(&args);
+        expect_code(&run, 0, &format!("{args:?}"));
+        let rows = rows(&run, CHECK_HEADER);
+        assert_eq!(rows.len(), 6);
+        for row in &rows {
+            assert_eq!(row.actual, snap.verdict(&row.property).1, "{args:?}");
+            assert_eq!(row.count, rows[0].count);
+        }
+        counts.push((options, rows[0].count, rows[0].depth));
+    }
+    for (options, unique, depth) in &counts {
+        assert_eq!(
+            (*unique, *depth),
+            (snap.unique, snap.max_depth),
+            "check {options:?} {THREE_CLIENTS}"
+        );
+    }
+}
+
+#[test]
+fn a_search_cut_short_marks_its_verdicts_unproven() {
+    let run = zoocheck(["check", "--max-depth", "3", TWO_CLIENTS]);
+    let table = rows(&run, CHECK_HEADER);
+    assert_eq!(table[0].depth, 3);
+    assert_eq!(table[0].actual, "holds?");
+    assert!(run
+        .stdout
+        .contains("\n  (search stopped at a limit: a `?` verdict is unproven)\n"));
+    // Nobody can have been woken in three steps: not as expected.
+    let waiter = table.iter().find(|r| r.property == "waiter_woken").unwrap();
+    assert_eq!(
+        (waiter.actual.as_str(), waiter.mark.as_str()),
+        ("unreached?", "<- NOT AS EXPECTED")
+    );
+    expect_code(&run, 1, "check --max-depth 3");
+
+    // A limit the search does not reach leaves it complete.
+    let snap = snapshot(TWO_CLIENTS);
+    let run = zoocheck([
+        "check",
+        "--max-depth",
+        &(snap.max_depth + 1).to_string(),
+        TWO_CLIENTS,
+    ]);
+    expect_code(&run, 0, "check with a depth limit beyond the space");
+    let table = rows(&run, CHECK_HEADER);
+    assert_eq!(table[0].actual, "holds");
+    assert_eq!(table[0].count, snap.unique);
+    assert!(!run.stdout.contains("search stopped"));
+}
+
+#[test]
+fn a_timeout_that_is_not_a_duration_exits_2_without_panicking() {
+    // REGRESSION: `--timeout` once went straight to `Duration::from_secs_f64`,
+    // which panics (exit 101) on a negative, NaN, infinite or huge value; it
+    // is bad usage (exit 2).
+    for timeout in ["-1", "NaN", "inf", "1e30"] {
+        let arg = format!("--timeout={timeout}");
+        let output = command(["check", arg.as_str(), TWO_CLIENTS])
+            .output()
+            .expect("run zoocheck");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            !stderr.contains("panicked"),
+            "check {arg} panicked:\n{stderr}"
+        );
+        assert_eq!(output.status.code(), Some(2), "check {arg}:\n{stderr}");
+        assert!(output.stdout.is_empty(), "check {arg}: no table");
+    }
+    // A sensible timeout is accepted and, not reached, leaves the search complete.
+    let run = zoocheck(["check", "--timeout", "60", TWO_CLIENTS]);
+    expect_code(&run, 0, "check --timeout 60");
+    assert!(!run.stdout.contains("search stopped"));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    // REGRESSION: printing into a closed pipe (`zoocheck check ... | head`)
+    // once panicked; it now ends with the exit code a SIGPIPE would give.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_zoocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "scenarios/lock/guid_2_clients.toml",
+            "scenarios/lock/guid_pause.toml",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(141));
+}
