@@ -104,7 +104,7 @@ impl Fault {
             Fault::Crash { client, applied } => {
                 let fired = state.net.break_connection(client, usize::from(applied));
                 world.wake(state, &fired);
-                state.net.links[client].broken = false;
+                state.net.forget_link(client);
                 state.dead_sessions.insert(state.net.session(client));
                 let process = &mut state.processes[client];
                 process.status = Status::Crashed;

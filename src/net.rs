@@ -19,6 +19,7 @@
 //! - [`Net::open_session`]: a client starts over with a new session.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
 use crate::store::{Notification, Op, SessionId, Store, StoreConfig};
@@ -38,12 +39,14 @@ pub struct Link {
     pub broken: bool,
 }
 
-/// The server, its clients and their connections.
+/// The server, its clients and their connections. Each client and each link
+/// is shared between states until a step changes it (most steps touch one
+/// client), so cloning a `Net` copies no queue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Net {
     pub store: Store,
-    pub clients: Vec<Client>,
-    pub links: Vec<Link>,
+    pub clients: Vec<Arc<Client>>,
+    pub links: Vec<Arc<Link>>,
 }
 
 impl Net {
@@ -56,8 +59,8 @@ impl Net {
         };
         for _ in 0..clients {
             let session = net.store.open_session();
-            net.clients.push(Client::new(session));
-            net.links.push(Link::default());
+            net.clients.push(Arc::new(Client::new(session)));
+            net.links.push(Arc::default());
         }
         net
     }
@@ -73,9 +76,9 @@ impl Net {
     /// Client `id` issues a request. One the client library answers itself (a
     /// dead session, an empty multi) comes back at once as a delivery.
     pub fn submit(&mut self, id: ClientId, op: Op) -> Vec<Delivery> {
-        match self.clients[id].submit(op) {
+        match self.client_mut(id).submit(op) {
             Submitted::Send(request) => {
-                self.links[id].up.push_back(request);
+                self.link_mut(id).up.push_back(request);
                 Vec::new()
             }
             Submitted::Queued(_) => Vec::new(),
@@ -86,10 +89,13 @@ impl Net {
     /// The server serves client `id`'s oldest request, if there is one, and
     /// answers the notifications it fired.
     pub fn serve(&mut self, id: ClientId) -> Option<Vec<Notification>> {
-        let request = self.links[id].up.pop_front()?;
+        if self.links[id].up.is_empty() {
+            return None;
+        }
+        let request = self.link_mut(id).up.pop_front()?;
         let applied = self.store.apply(self.session(id), &request.op);
         self.route(&applied.notifications);
-        self.links[id].down.push_back(ServerMessage::Reply {
+        self.link_mut(id).down.push_back(ServerMessage::Reply {
             xid: request.xid,
             zxid: applied.zxid,
             result: applied.result,
@@ -101,13 +107,13 @@ impl Net {
     /// them all, it notices a broken connection: `CONNECTIONLOSS` for every
     /// request, then `Disconnected`.
     pub fn deliver(&mut self, id: ClientId) -> Vec<Delivery> {
-        let link = &mut self.links[id];
-        if let Some(message) = link.down.pop_front() {
-            return self.clients[id].receive(message);
+        if !self.links[id].down.is_empty() {
+            let message = self.link_mut(id).down.pop_front().expect("not empty");
+            return self.client_mut(id).receive(message);
         }
-        if link.broken {
-            *link = Link::default();
-            return self.clients[id].connection_lost();
+        if self.links[id].broken {
+            self.links[id] = Arc::default();
+            return self.client_mut(id).connection_lost();
         }
         Vec::new()
     }
@@ -151,15 +157,16 @@ impl Net {
         let session = self.session(id);
         let received = applied.min(self.links[id].up.len());
         let mut fired = Vec::new();
-        for request in self.links[id].up.drain(..received).collect::<Vec<_>>() {
+        let requests: Vec<Request> = self.link_mut(id).up.drain(..received).collect();
+        for request in requests {
             let applied = self.store.apply(session, &request.op);
             self.route(&applied.notifications);
             fired.extend(applied.notifications);
         }
-        self.links[id] = Link {
+        self.links[id] = Arc::new(Link {
             broken: true,
             ..Link::default()
-        };
+        });
         self.store.disconnect(session);
         fired
     }
@@ -177,7 +184,7 @@ impl Net {
     /// Disconnected client `id` reaches the server again: SetWatches and the
     /// queued requests if its session lives, `Expired` if it does not.
     pub fn reconnect(&mut self, id: ClientId) -> Vec<Delivery> {
-        let client = &mut self.clients[id];
+        let client = Arc::make_mut(&mut self.clients[id]);
         assert_eq!(client.state(), ConnState::Disconnected);
         match self
             .store
@@ -185,7 +192,7 @@ impl Net {
         {
             Ok(catch_up) => {
                 let (deliveries, sent) = client.reconnected(catch_up);
-                self.links[id].up.extend(sent);
+                Arc::make_mut(&mut self.links[id]).up.extend(sent);
                 deliveries
             }
             Err(_) => client.expired(),
@@ -219,8 +226,22 @@ impl Net {
     /// memory. Whatever was on its old connection is gone.
     pub fn open_session(&mut self, id: ClientId) {
         let session = self.store.open_session();
-        self.clients[id] = Client::new(session);
-        self.links[id] = Link::default();
+        self.clients[id] = Arc::new(Client::new(session));
+        self.links[id] = Arc::default();
+    }
+
+    fn client_mut(&mut self, id: ClientId) -> &mut Client {
+        Arc::make_mut(&mut self.clients[id])
+    }
+
+    fn link_mut(&mut self, id: ClientId) -> &mut Link {
+        Arc::make_mut(&mut self.links[id])
+    }
+
+    /// Client `id` forgets its connection without noticing the loss: a crashed
+    /// process's link, whose messages nobody will read.
+    pub fn forget_link(&mut self, id: ClientId) {
+        self.links[id] = Arc::default();
     }
 
     /// Queues each notification on the link of the client whose session it is
@@ -233,7 +254,7 @@ impl Net {
                 .iter()
                 .position(|client| client.session() == notification.session)
             {
-                self.links[id]
+                self.link_mut(id)
                     .down
                     .push_back(ServerMessage::Notification(notification.event.clone()));
             }

@@ -25,6 +25,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
@@ -268,7 +269,13 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    fn progress_actions(&self, state: &WorldState<R::State>, actions: &mut Vec<Action>) {
+    /// Hands each enabled progress action to `emit`, in a fixed order, until
+    /// `emit` breaks.
+    fn progress_actions(
+        &self,
+        state: &WorldState<R::State>,
+        mut emit: impl FnMut(Action) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         for client in 0..self.clients() {
             let process = &state.processes[client];
             match process.status {
@@ -277,34 +284,34 @@ impl<R: Recipe> World<R> {
                     if usize::from(process.commands_given) < script.len()
                         && !self.recipe.is_busy(&process.recipe)
                     {
-                        actions.push(Action::Invoke(client));
+                        emit(Action::Invoke(client))?;
                     }
                     if state.net.can_deliver(client) {
-                        actions.push(Action::Deliver(client));
+                        emit(Action::Deliver(client))?;
                     }
                     if state.net.client(client).state() == ConnState::Disconnected
                         && !state.net.links[client].broken
                     {
-                        actions.push(Action::Reconnect(client));
+                        emit(Action::Reconnect(client))?;
                     }
                 }
-                Status::Paused => actions.push(Action::Resume(client)),
+                Status::Paused => emit(Action::Resume(client))?,
                 Status::Crashed => {}
             }
             if !state.net.links[client].up.is_empty() {
-                actions.push(Action::Serve(client));
+                emit(Action::Serve(client))?;
             }
         }
         for &session in &state.dead_sessions {
-            actions.push(Action::SessionTimeout(session));
+            emit(Action::SessionTimeout(session))?;
         }
+        ControlFlow::Continue(())
     }
 
     /// Whether nothing but a fault can happen any more.
     pub fn is_quiescent(&self, state: &WorldState<R::State>) -> bool {
-        let mut actions = Vec::new();
-        self.progress_actions(state, &mut actions);
-        actions.is_empty()
+        self.progress_actions(state, |_| ControlFlow::Break(()))
+            .is_continue()
     }
 
     /// Applies one action. `None` if it is not enabled.
@@ -466,7 +473,10 @@ impl<R: Recipe> Model for World<R> {
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        self.progress_actions(state, actions);
+        let _ = self.progress_actions(state, |action| {
+            actions.push(action);
+            ControlFlow::Continue(())
+        });
         crate::faults::enabled(self, state, actions);
     }
 
