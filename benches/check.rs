@@ -1,0 +1,191 @@
+//! Exhaustive-check throughput: `Scenario::check` with `CheckOptions::default()`
+//! (one checker thread, breadth first, every state explored, then the shortest
+//! trace of each discovery) on fixed lock scenarios built here from TOML text,
+//! so that they do not move when `scenarios/` does.
+//!
+//! Throughput is unique states per second: each benchmark's element count is
+//! the unique states of one check, counted by a check run before measuring
+//! (the count is deterministic with one thread) and printed to stderr. That
+//! counting check runs for every configuration, even one a criterion filter
+//! then skips (criterion applies its filter after the throughput is set).
+//!
+//! Configurations (variant `guid`):
+//! - `crash/{2,3}`, `expiry/{2,3}` (disconnect 1 + expire 1), `lose_reply/{2,3}`:
+//!   script `acquire, work, release` per client, one fault of the kind.
+//! - `no_fault_acquire_only/{2,3,4}`: no faults, script `acquire` alone. Four
+//!   clients with the full script have 4,888,568 unique states even without a
+//!   fault (about a minute a check), and a fault only adds states, so four
+//!   clients with a fault cannot be measured twelve times in minutes;
+//!   `acquire` alone keeps four clients to 296,496 states. No one releases, so
+//!   `no_orphan_no_deadlock` is violated (the waiters wait forever) and
+//!   `Scenario::check` also spends time searching for its shortest
+//!   counterexample (about as long as the check itself, here).
+//!
+//! Each benchmark takes at least twelve checks (the count, one warm-up, ten
+//! samples). `expiry/3` (1,706,218 unique states, 15 to 20 s a check, so three
+//! to four minutes) runs only with `ZOOCHECK_BENCH_LARGE=1`; without it the
+//! whole run takes about four minutes on a 2-core machine.
+//!
+//! ```text
+//! cargo bench --bench check
+//! ZOOCHECK_BENCH_LARGE=1 cargo bench --bench check
+//! cargo bench --bench check -- 'crash/3'      # one benchmark
+//! ```
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{
+    criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
+};
+use zoocheck::scenario::{CheckOptions, Scenario};
+
+const FULL_SCRIPT: &[&str] = &["acquire", "work", "release"];
+const ACQUIRE_ONLY: &[&str] = &["acquire"];
+
+/// One benchmarked scenario.
+struct Config {
+    /// The benchmark group's function name: the fault (or its absence).
+    kind: &'static str,
+    clients: u8,
+    script: &'static [&'static str],
+    /// The `[faults]` table's body.
+    faults: &'static str,
+    /// The `[expect]` table's body: what `Scenario::check` answers (not asserted;
+    /// a scenario must name every property).
+    expect: &'static str,
+    /// Only with `ZOOCHECK_BENCH_LARGE=1`.
+    large: bool,
+}
+
+const HOLDS_ALL: &str = r#"mutual_exclusion = "holds"
+resource_safety = "holds"
+herd_avoidance = "holds"
+no_orphan_no_deadlock = "holds"
+someone_acquired = "reached"
+waiter_woken = "reached"
+"#;
+
+const DEADLOCKS: &str = r#"mutual_exclusion = "holds"
+resource_safety = "holds"
+herd_avoidance = "holds"
+no_orphan_no_deadlock = "violated"
+someone_acquired = "reached"
+waiter_woken = "unreached"
+"#;
+
+const CRASH: &str = "crash = 1";
+const EXPIRY: &str = "disconnect = 1\nexpire = 1";
+const LOSE_REPLY: &str = "lose_reply = 1";
+
+fn configs() -> Vec<Config> {
+    let mut configs = Vec::new();
+    for (kind, faults) in [
+        ("crash", CRASH),
+        ("expiry", EXPIRY),
+        ("lose_reply", LOSE_REPLY),
+    ] {
+        for clients in [2, 3] {
+            configs.push(Config {
+                kind,
+                clients,
+                script: FULL_SCRIPT,
+                faults,
+                expect: HOLDS_ALL,
+                large: kind == "expiry" && clients == 3,
+            });
+        }
+    }
+    for clients in [2, 3, 4] {
+        configs.push(Config {
+            kind: "no_fault_acquire_only",
+            clients,
+            script: ACQUIRE_ONLY,
+            faults: "",
+            expect: DEADLOCKS,
+            large: false,
+        });
+    }
+    configs
+}
+
+fn scenario(config: &Config) -> Scenario {
+    let name = format!("{}_{}_clients", config.kind, config.clients);
+    let script: Vec<String> = config.script.iter().map(|c| format!("{c:?}")).collect();
+    let text = format!(
+        "description = \"bench: {name}\"\n\
+         recipe = \"lock\"\n\
+         variant = \"guid\"\n\
+         clients = {clients}\n\
+         script = [{script}]\n\
+         \n[faults]\n{faults}\n\
+         \n[expect]\n{expect}",
+        clients = config.clients,
+        script = script.join(", "),
+        faults = config.faults,
+        expect = config.expect,
+    );
+    Scenario::parse(
+        &text,
+        Path::new(&format!("benches/{name}.toml")),
+        &format!("bench/{name}"),
+    )
+    .unwrap_or_else(|error| panic!("bench scenario {name}: {error}"))
+}
+
+fn check(c: &mut Criterion) {
+    let large = std::env::var_os("ZOOCHECK_BENCH_LARGE").is_some_and(|v| v != "0" && !v.is_empty());
+    let mut group = c.benchmark_group("check");
+    group
+        .sample_size(10)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for config in configs() {
+        let id = BenchmarkId::new(config.kind, config.clients);
+        if config.large && !large {
+            eprintln!(
+                "check/{}/{}: skipped (set ZOOCHECK_BENCH_LARGE=1)",
+                config.kind, config.clients
+            );
+            continue;
+        }
+        let scenario = scenario(&config);
+        let options = CheckOptions::default();
+        // One check first, for the element count (unique states).
+        let started = Instant::now();
+        let outcome = scenario.check(&options);
+        let took = started.elapsed();
+        assert!(
+            outcome.complete,
+            "{}: the search was cut short",
+            scenario.name
+        );
+        eprintln!(
+            "check/{}/{}: {} unique states, {} visited, max depth {}; one check {:.3} s ({:.0} unique states/s)",
+            config.kind,
+            config.clients,
+            outcome.unique_states,
+            outcome.states,
+            outcome.max_depth,
+            took.as_secs_f64(),
+            outcome.unique_states as f64 / took.as_secs_f64(),
+        );
+        let unique = outcome.unique_states;
+        group.throughput(Throughput::Elements(unique as u64));
+        group.bench_with_input(id, &scenario, |b, scenario| {
+            b.iter(|| {
+                let outcome = scenario.check(&options);
+                assert_eq!(
+                    outcome.unique_states, unique,
+                    "one thread counts deterministically"
+                );
+                outcome
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, check);
+criterion_main!(benches);
