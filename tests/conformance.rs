@@ -24,17 +24,17 @@
 //! sends bytes), connection loss, lost replies and expiry.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::future::Future;
-use std::pin::Pin;
 use std::process::ExitCode;
-use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zoocheck::conformance::*;
-use zoocheck::store::{CreateMode, EventType, Stat, ANY_VERSION};
+use zoocheck::store::{CreateMode, Stat, ANY_VERSION};
 use zookeeper_client as zk;
+
+mod common;
+use common::PendingWatch;
 
 // ---------------------------------------------------------------------------
 // Generating sequences.
@@ -201,36 +201,9 @@ impl Generator {
     }
 }
 
-/// The root the generator's own simulated run uses; any root gives the same
-/// observations, since every path is relative to it.
-const ROOT: &str = "/zc";
-
 // ---------------------------------------------------------------------------
 // The real side.
 // ---------------------------------------------------------------------------
-
-type EventFuture = Pin<Box<dyn Future<Output = zk::WatchedEvent> + Send>>;
-
-/// A watcher that has not fired yet. It is kept until it fires: dropping an
-/// unfired watcher makes the crate remove the watch on the server.
-struct PendingWatch(EventFuture);
-
-impl PendingWatch {
-    fn new(watcher: zk::OneshotWatcher) -> PendingWatch {
-        PendingWatch(Box::pin(watcher.changed()))
-    }
-
-    fn fired(&mut self) -> Option<zk::WatchedEvent> {
-        match self
-            .0
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(event) => Some(event),
-            Poll::Pending => None,
-        }
-    }
-}
 
 /// A sequence running on the real server.
 struct RealRun {
@@ -242,33 +215,11 @@ struct RealRun {
 }
 
 fn code_name(error: &zk::Error) -> &'static str {
-    match error {
-        zk::Error::NoNode => "NONODE",
-        zk::Error::NodeExists => "NODEEXISTS",
-        zk::Error::BadVersion => "BADVERSION",
-        zk::Error::NotEmpty => "NOTEMPTY",
-        zk::Error::NoChildrenForEphemerals => "NOCHILDRENFOREPHEMERALS",
-        zk::Error::BadArguments(_) => "BADARGUMENTS",
-        zk::Error::SessionExpired => "SESSIONEXPIRED",
-        zk::Error::ConnectionLoss => "CONNECTIONLOSS",
-        zk::Error::RuntimeInconsistent => "RUNTIMEINCONSISTENCY",
-        _ => "OTHER",
-    }
+    common::code(error).map_or("OTHER", |(name, _)| name)
 }
 
 fn code_number(error: &zk::Error) -> i32 {
-    match error {
-        zk::Error::NoNode => -101,
-        zk::Error::NodeExists => -110,
-        zk::Error::BadVersion => -103,
-        zk::Error::NotEmpty => -111,
-        zk::Error::NoChildrenForEphemerals => -108,
-        zk::Error::BadArguments(_) => -8,
-        zk::Error::SessionExpired => -112,
-        zk::Error::ConnectionLoss => -4,
-        zk::Error::RuntimeInconsistent => -2,
-        _ => i32::MIN,
-    }
+    common::code(error).map_or(i32::MIN, |(_, number)| number)
 }
 
 fn stat(stat: &zk::Stat) -> Stat {
@@ -524,23 +475,7 @@ impl RealRun {
                     .await
                     .map_err(|error| format!("session {slot} lost its connection: {error}"))?;
             }
-            let mut events = BTreeSet::new();
-            self.watches[slot].retain_mut(|watch| match watch.fired() {
-                Some(event) => {
-                    let kind = match event.event_type {
-                        zk::EventType::NodeCreated => Some(EventType::NodeCreated),
-                        zk::EventType::NodeDeleted => Some(EventType::NodeDeleted),
-                        zk::EventType::NodeDataChanged => Some(EventType::NodeDataChanged),
-                        zk::EventType::NodeChildrenChanged => Some(EventType::NodeChildrenChanged),
-                        _ => None,
-                    };
-                    if let Some(kind) = kind {
-                        events.insert(self.norm.event(kind, &event.path));
-                    }
-                    false
-                }
-                None => true,
-            });
+            let events = common::take_fired(&self.norm, &mut self.watches[slot]);
             all.push(events);
         }
         Ok(all)

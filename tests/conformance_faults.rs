@@ -89,10 +89,12 @@ use zoocheck::client::{ConnState, Delivery, SessionEvent};
 use zoocheck::conformance::{under, Normalizer};
 use zoocheck::net::{ClientId, Net};
 use zoocheck::store::{
-    self, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, SetWatches, StoreConfig,
-    ANY_VERSION,
+    self, CreateMode, ErrorCode, Op, OpResult, Path, Response, SetWatches, StoreConfig, ANY_VERSION,
 };
 use zookeeper_client as zk;
+
+mod common;
+use common::{event_kind, PendingWatch};
 
 /// Session timeout of the sessions that must survive a disconnect.
 const LONG_SESSION: Duration = Duration::from_secs(10);
@@ -561,62 +563,17 @@ impl Sim {
 // The real side.
 // ---------------------------------------------------------------------------
 
-type EventFuture = Pin<Box<dyn Future<Output = zk::WatchedEvent> + Send>>;
-
-/// A watcher kept until it fires: dropping an unfired watcher makes the crate
-/// remove the watch on the server.
-struct PendingWatch(EventFuture);
-
-impl PendingWatch {
-    fn new(watcher: zk::OneshotWatcher) -> PendingWatch {
-        PendingWatch(Box::pin(watcher.changed()))
-    }
-
-    fn fired(&mut self) -> Option<zk::WatchedEvent> {
-        match poll_once(self.0.as_mut()) {
-            Poll::Ready(event) => Some(event),
-            Poll::Pending => None,
-        }
-    }
-}
-
-fn event_kind(kind: zk::EventType) -> Option<EventType> {
-    match kind {
-        zk::EventType::NodeCreated => Some(EventType::NodeCreated),
-        zk::EventType::NodeDeleted => Some(EventType::NodeDeleted),
-        zk::EventType::NodeDataChanged => Some(EventType::NodeDataChanged),
-        zk::EventType::NodeChildrenChanged => Some(EventType::NodeChildrenChanged),
-        zk::EventType::Session => None,
-    }
-}
-
-/// Every watcher in `watches` that has fired, as normalised node events; the
-/// fired ones are removed.
+/// Every watcher in `watches` that has fired, as a set of normalised node
+/// events; the fired ones are removed.
 fn take_fired(norm: &Normalizer, watches: &mut Vec<PendingWatch>) -> String {
-    let mut events = BTreeSet::new();
-    watches.retain_mut(|watch| match watch.fired() {
-        Some(event) => {
-            if let Some(kind) = event_kind(event.event_type) {
-                events.insert(norm.event(kind, &event.path));
-            }
-            false
-        }
-        None => true,
-    });
-    event_set(&events)
+    event_set(&common::take_fired(norm, watches))
 }
 
 fn code_name(error: &zk::Error) -> String {
-    match error {
-        zk::Error::NoNode => "NONODE".into(),
-        zk::Error::NodeExists => "NODEEXISTS".into(),
-        zk::Error::BadVersion => "BADVERSION".into(),
-        zk::Error::NotEmpty => "NOTEMPTY".into(),
-        zk::Error::NoChildrenForEphemerals => "NOCHILDRENFOREPHEMERALS".into(),
-        zk::Error::BadArguments(_) => "BADARGUMENTS".into(),
-        zk::Error::SessionExpired => "SESSIONEXPIRED".into(),
-        zk::Error::ConnectionLoss => "connection lost".into(),
-        other => format!("other: {other}"),
+    match common::code(error) {
+        Some(_) if *error == zk::Error::ConnectionLoss => "connection lost".into(),
+        Some((name, _)) => name.into(),
+        None => format!("other: {error}"),
     }
 }
 

@@ -1,0 +1,81 @@
+//! What both conformance suites need to talk to a real server through the
+//! `zookeeper-client` crate: its one-shot watchers, kept until they fire, and
+//! its events and errors in ZooKeeper's words.
+
+use std::collections::BTreeSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
+
+use zoocheck::conformance::Normalizer;
+use zoocheck::store::EventType;
+use zookeeper_client as zk;
+
+type EventFuture = Pin<Box<dyn Future<Output = zk::WatchedEvent> + Send>>;
+
+/// A watcher that has not fired yet. It is kept until it fires: dropping an
+/// unfired watcher makes the crate remove the watch on the server.
+pub struct PendingWatch(EventFuture);
+
+impl PendingWatch {
+    pub fn new(watcher: zk::OneshotWatcher) -> PendingWatch {
+        PendingWatch(Box::pin(watcher.changed()))
+    }
+
+    /// The event, if the watch has fired (without waiting).
+    pub fn fired(&mut self) -> Option<zk::WatchedEvent> {
+        match self
+            .0
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(event) => Some(event),
+            Poll::Pending => None,
+        }
+    }
+}
+
+/// A node event's kind; `None` for a session event (a closed or expired
+/// session's watchers fire with one).
+pub fn event_kind(kind: zk::EventType) -> Option<EventType> {
+    match kind {
+        zk::EventType::NodeCreated => Some(EventType::NodeCreated),
+        zk::EventType::NodeDeleted => Some(EventType::NodeDeleted),
+        zk::EventType::NodeDataChanged => Some(EventType::NodeDataChanged),
+        zk::EventType::NodeChildrenChanged => Some(EventType::NodeChildrenChanged),
+        _ => None,
+    }
+}
+
+/// Every watcher in `watches` that has fired, as normalised node events; the
+/// fired ones are removed, the rest kept.
+pub fn take_fired(norm: &Normalizer, watches: &mut Vec<PendingWatch>) -> BTreeSet<String> {
+    let mut events = BTreeSet::new();
+    watches.retain_mut(|watch| match watch.fired() {
+        Some(event) => {
+            if let Some(kind) = event_kind(event.event_type) {
+                events.insert(norm.event(kind, &event.path));
+            }
+            false
+        }
+        None => true,
+    });
+    events
+}
+
+/// The server's name and number for an error it sent; `None` for the crate's
+/// own errors (a closed client, an io error).
+pub fn code(error: &zk::Error) -> Option<(&'static str, i32)> {
+    Some(match error {
+        zk::Error::NoNode => ("NONODE", -101),
+        zk::Error::NodeExists => ("NODEEXISTS", -110),
+        zk::Error::BadVersion => ("BADVERSION", -103),
+        zk::Error::NotEmpty => ("NOTEMPTY", -111),
+        zk::Error::NoChildrenForEphemerals => ("NOCHILDRENFOREPHEMERALS", -108),
+        zk::Error::BadArguments(_) => ("BADARGUMENTS", -8),
+        zk::Error::SessionExpired => ("SESSIONEXPIRED", -112),
+        zk::Error::ConnectionLoss => ("CONNECTIONLOSS", -4),
+        zk::Error::RuntimeInconsistent => ("RUNTIMEINCONSISTENCY", -2),
+        _ => return None,
+    })
+}
