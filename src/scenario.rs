@@ -30,6 +30,8 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Deserialize;
@@ -411,6 +413,7 @@ impl Scenario {
                 expire_anytime: self.expire_anytime,
                 store: self.store,
                 properties: lock::properties,
+                halt: None,
             }),
         }
     }
@@ -463,8 +466,12 @@ impl WorldTask for CheckTask<'_> {
         let started = Instant::now();
         // Explore every state, even once every property has a discovery, so that
         // the state count is the size of the whole space and pins drift.
-        let mut builder = world
-            .clone()
+        let halt = Arc::new(AtomicBool::new(false));
+        let searched = World {
+            halt: Some(Arc::clone(&halt)),
+            ..world.clone()
+        };
+        let mut builder = searched
             .checker()
             .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
             .threads(options.threads.max(1));
@@ -494,11 +501,19 @@ impl WorldTask for CheckTask<'_> {
             std::thread::sleep(
                 Duration::from_millis(200).min(started.elapsed() / 4 + Duration::from_millis(1)),
             );
+            if options
+                .timeout
+                .is_some_and(|timeout| started.elapsed() >= timeout)
+            {
+                halt.store(true, Ordering::Relaxed);
+            }
         }
         let mut checker = checker;
         for handle in checker.handles() {
             handle.join().expect("a checker thread panicked");
         }
+        // Paths are rebuilt through the model: let it act again.
+        halt.store(false, Ordering::Relaxed);
         let elapsed = started.elapsed();
         let complete = options
             .max_depth

@@ -26,6 +26,8 @@
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
@@ -154,6 +156,13 @@ pub struct World<R: Recipe> {
     pub expire_anytime: bool,
     pub store: StoreConfig,
     pub properties: fn() -> Vec<Property<World<R>>>,
+    /// While this flag is up the world enables no action, so a search drains
+    /// what it has queued and stops: how a checker's time limit is kept,
+    /// whatever its threads (stateright 0.31 honours its own timeout only when
+    /// a worker asks for more work, which a lone worker never does). The one
+    /// who raises it lowers it again before rebuilding paths. The recipe, the
+    /// store and the client library never see it.
+    pub halt: Option<Arc<AtomicBool>>,
 }
 
 impl<R: Recipe> World<R> {
@@ -473,6 +482,13 @@ impl<R: Recipe> Model for World<R> {
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
+        if self
+            .halt
+            .as_ref()
+            .is_some_and(|halt| halt.load(Ordering::Relaxed))
+        {
+            return;
+        }
         let _ = self.progress_actions(state, |action| {
             actions.push(action);
             ControlFlow::Continue(())

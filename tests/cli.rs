@@ -1351,3 +1351,39 @@ fn a_closed_pipe_ends_the_command_quietly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(output.status.code(), Some(141));
 }
+
+#[test]
+fn a_timeout_stops_even_a_single_threaded_search() {
+    // REGRESSION: stateright 0.31 honours its timeout only when a worker asks
+    // for more work, so a lone worker searched this whole space (seconds)
+    // past a one-second limit. The world now stops enabling actions at the limit.
+    let started = std::time::Instant::now();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_zoocheck"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "check",
+            "--timeout",
+            "0.5",
+            "tests/fixtures/large_3_clients_disconnect.toml",
+        ])
+        .output()
+        .unwrap();
+    let elapsed = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("(search stopped at a limit: a `?` verdict is unproven)"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("holds?"), "{stdout}");
+    let unique: usize = stdout
+        .lines()
+        .find(|line| line.contains("mutual_exclusion"))
+        .and_then(|line| line.split_whitespace().nth(4))
+        .and_then(|field| field.parse().ok())
+        .expect("a unique-state count");
+    assert!(unique < 822_388, "the whole space was searched: {unique}");
+    assert!(
+        elapsed < std::time::Duration::from_secs(30),
+        "took {elapsed:?}"
+    );
+}

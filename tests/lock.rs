@@ -1052,6 +1052,7 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: lock::properties,
+        halt: None,
     }
 }
 
