@@ -560,17 +560,10 @@ async fn suite(address: &str) -> Result<(u64, u64, Vec<Mismatch>), String> {
 }
 
 fn main() -> ExitCode {
-    let Ok(address) = std::env::var("ZOOCHECK_ZK") else {
-        println!(
-            "conformance: skipped: no ZooKeeper to compare with (set ZOOCHECK_ZK=127.0.0.1:PORT; \
-             scripts/zk-server starts one)"
-        );
+    let Some(address) = common::server_or_skip("conformance") else {
         return ExitCode::SUCCESS;
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let runtime = common::runtime();
     match runtime.block_on(suite(&address)) {
         Err(error) => {
             println!("conformance: error: {error}");

@@ -1355,17 +1355,10 @@ async fn suite(zk_address: &str) -> Result<usize, String> {
 }
 
 fn main() -> ExitCode {
-    let Ok(address) = std::env::var("ZOOCHECK_ZK") else {
-        println!(
-            "conformance-faults: skipped: no ZooKeeper to compare with (set ZOOCHECK_ZK=127.0.0.1:PORT; \
-             scripts/zk-server starts one)"
-        );
+    let Some(address) = common::server_or_skip("conformance-faults") else {
         return ExitCode::SUCCESS;
     };
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a tokio runtime");
+    let runtime = common::runtime();
     let mismatches = match runtime.block_on(suite(&address)) {
         Ok(mismatches) => mismatches,
         Err(error) => {

@@ -79,3 +79,24 @@ pub fn code(error: &zk::Error) -> Option<(&'static str, i32)> {
         _ => return None,
     })
 }
+
+/// The server to compare with, from `ZOOCHECK_ZK`. Without one, says in one
+/// line that `suite` was skipped (it never passes silently).
+pub fn server_or_skip(suite: &str) -> Option<String> {
+    let address = std::env::var("ZOOCHECK_ZK").ok();
+    if address.is_none() {
+        println!(
+            "{suite}: skipped: no ZooKeeper to compare with (set ZOOCHECK_ZK=127.0.0.1:PORT; \
+             scripts/zk-server starts one)"
+        );
+    }
+    address
+}
+
+/// The single-threaded runtime both suites drive the crate with.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
