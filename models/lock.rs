@@ -6,18 +6,18 @@
 //!
 //! 1. Call `create()` with a pathname of `_locknode_/guid-lock-` and the
 //!    sequence and ephemeral flags set. The GUID is needed in case the
-//!    `create()` result is missed ([`Lock::create`]).
+//!    `create()` result is missed ([`Contender::create`]).
 //! 2. Call `getChildren()` on the lock node *without* setting the watch flag
-//!    (important, to avoid the herd effect) ([`Lock::list`]).
+//!    (important, to avoid the herd effect) ([`Contender::list`]).
 //! 3. If the pathname created in step 1 has the lowest sequence number suffix,
 //!    the client has the lock and exits the protocol ([`decide`] answers
 //!    [`Decision::Holds`]).
 //! 4. The client calls `exists()` with the watch flag set on the path in the
 //!    lock directory with the next lowest sequence number ([`decide`] answers
-//!    [`Decision::Watch`], [`Lock::decided`] sends it).
+//!    [`Decision::Watch`]).
 //! 5. If `exists()` returns false, go to step 2. Otherwise wait for a
 //!    notification for that pathname before going to step 2
-//!    ([`Lock::handle`], the `Exists` reply and the watch event).
+//!    ([`Contender::on_reply`], [`Contender::on_watch`]).
 //!
 //! Unlock: delete the node created in step 1 ([`Command::Release`]).
 //!
@@ -25,6 +25,10 @@
 //! (`CONNECTIONLOSS`) occurs calling `create()`, the client calls
 //! `getChildren()` and checks for a node containing the GUID used in the path
 //! name; it adopts that node if there is one ([`Phase::Recovering`]).
+//!
+//! The machinery of these steps is shared with the shared lock and leader
+//! election ([`super::contender`]); what is the lock's own is [`decide`] and
+//! the mapping of its variants onto the contender's knobs ([`Lock::new`]).
 //!
 //! Session handling of the reference: a careful client treats `Disconnected`
 //! as "I may have lost the lock" (it stops acting as holder until it has
@@ -49,10 +53,12 @@ use std::sync::Arc;
 
 use stateright::Property;
 
-use crate::client::SessionEvent;
+use super::contender::{decide_by, sequence_after, Contender, Pick};
+pub use super::contender::{Decision, Phase, State};
 use crate::properties;
-use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe, Token};
-use crate::store::{CreateMode, ErrorCode, EventType, Op, Path, Response, ANY_VERSION};
+use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
+use crate::scenario::Catalogued;
+use crate::store::Path;
 use crate::world::World;
 
 /// The lock's variants.
@@ -66,21 +72,6 @@ pub enum Variant {
     Trusting,
 }
 
-impl Variant {
-    pub const ALL: [(&'static str, Variant); 6] = [
-        ("guid", Variant::Guid),
-        ("no_guid", Variant::NoGuid),
-        ("herd", Variant::Herd),
-        ("fenced", Variant::Fenced),
-        ("try_acquire", Variant::TryAcquire),
-        ("trusting", Variant::Trusting),
-    ];
-
-    fn uses_guid(self) -> bool {
-        self != Variant::NoGuid
-    }
-}
-
 /// What the application asks of the lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
@@ -91,177 +82,25 @@ pub enum Command {
     Release,
 }
 
-impl Command {
-    pub const ALL: [(&'static str, Command); 3] = [
-        ("acquire", Command::Acquire),
-        ("work", Command::Work),
-        ("release", Command::Release),
-    ];
-}
-
-/// Where a client is in the protocol.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Phase {
-    /// Not holding and not trying.
-    Idle,
-    /// Step 1 sent.
-    Creating,
-    /// The create's reply was lost: listing the children to find the node with
-    /// our GUID.
-    Recovering,
-    /// Step 2 sent.
-    Listing,
-    /// Step 4: watching the predecessor named here.
-    Watching(Arc<str>),
-    /// The `herd` variant: waiting for any change of the lock node's children.
-    WaitingForChildren,
-    /// Step 3 said so: the client holds the lock.
-    Held,
-    /// Held, then disconnected: it may have lost the lock.
-    Suspended,
-    /// The unlock's delete sent.
-    Releasing,
-    /// Try-acquire failed: deleting our node.
-    Abandoning,
-    /// The session expired: this process is done.
-    Dead,
-}
-
-/// One client's lock state: where it is, and the node it created (its name).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct State {
-    pub phase: Phase,
-    pub node: Option<Arc<str>>,
-}
-
 /// The lock recipe under one variant.
 #[derive(Clone, Debug)]
 pub struct Lock {
     pub variant: Variant,
-    dir: Path,
+    contender: Contender,
 }
 
 impl Lock {
     pub fn new(variant: Variant) -> Lock {
-        Lock {
-            variant,
-            dir: Path::new("/lock"),
+        let mut contender = Contender::new("/lock", decide);
+        match variant {
+            Variant::Guid => {}
+            Variant::NoGuid => contender.guid = false,
+            Variant::Herd => contender.herd = true,
+            Variant::Fenced => contender.fenced = true,
+            Variant::TryAcquire => contender.try_once = true,
+            Variant::Trusting => contender.trusting = true,
         }
-    }
-
-    /// The prefix of our node names: `guid-lock-`, or `lock-` without a GUID.
-    fn prefix(&self, me: Incarnation) -> String {
-        if self.variant.uses_guid() {
-            format!("{}-lock-", me.guid())
-        } else {
-            "lock-".to_string()
-        }
-    }
-
-    /// Step 1.
-    fn create(&self, me: Incarnation, state: &mut State, out: &mut Effects) {
-        state.phase = Phase::Creating;
-        state.node = None;
-        out.send(Op::Create {
-            path: self.dir.child(&self.prefix(me)),
-            data: None,
-            mode: CreateMode::EphemeralSequential,
-        });
-    }
-
-    /// Step 2 (the `herd` variant sets a watch here).
-    fn list(&self, state: &mut State, out: &mut Effects) {
-        state.phase = Phase::Listing;
-        out.send(Op::GetChildren {
-            path: self.dir.clone(),
-            watch: self.variant == Variant::Herd,
-        });
-    }
-
-    /// Steps 3 and 4, given the children step 2 returned.
-    fn decided(&self, me: Incarnation, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
-        let Some(mine) = state.node.clone() else {
-            return self.create(me, state, out);
-        };
-        match decide(names, &mine) {
-            Decision::Holds => {
-                state.phase = Phase::Held;
-                out.observe(Observation::Acquired {
-                    token: sequence(&mine).expect("our node is sequential"),
-                });
-            }
-            Decision::Watch(predecessor) => match self.variant {
-                Variant::TryAcquire => {
-                    state.phase = Phase::Abandoning;
-                    out.observe(Observation::GaveUp);
-                    out.send(self.delete(&mine));
-                }
-                Variant::Herd => state.phase = Phase::WaitingForChildren,
-                _ => {
-                    out.send(Op::Exists {
-                        path: self.dir.child(&predecessor),
-                        watch: true,
-                    });
-                    state.phase = Phase::Watching(predecessor);
-                }
-            },
-            // Our node is gone while our session lives (someone deleted it):
-            // start again from step 1.
-            Decision::Missing => self.create(me, state, out),
-        }
-    }
-
-    fn delete(&self, name: &str) -> Op {
-        Op::Delete {
-            path: self.dir.child(name),
-            version: ANY_VERSION,
-        }
-    }
-
-    fn on_command(&self, me: Incarnation, state: &mut State, command: Command, out: &mut Effects) {
-        match (command, &state.phase) {
-            (Command::Acquire, Phase::Idle) => self.create(me, state, out),
-            (Command::Work, Phase::Held) => {
-                let token = state.node.as_deref().and_then(sequence);
-                out.observe(Observation::Used {
-                    sequencer: token.filter(|_| self.variant == Variant::Fenced),
-                });
-            }
-            (Command::Release, Phase::Held | Phase::Suspended) => {
-                if state.phase == Phase::Held {
-                    out.observe(Observation::Released);
-                }
-                let node = state.node.clone().expect("a holder has a node");
-                state.phase = Phase::Releasing;
-                out.send(self.delete(&node));
-            }
-            // Working or releasing without the lock, or acquiring twice: the
-            // application knows it cannot, and goes on with its script.
-            _ => {}
-        }
-    }
-
-    fn on_session(&self, state: &mut State, event: SessionEvent, out: &mut Effects) {
-        match event {
-            SessionEvent::Disconnected
-                if state.phase == Phase::Held && self.variant != Variant::Trusting =>
-            {
-                state.phase = Phase::Suspended;
-                out.observe(Observation::Suspended);
-            }
-            // Back in touch with the same session: check again (step 2).
-            SessionEvent::SyncConnected if state.phase == Phase::Suspended => self.list(state, out),
-            SessionEvent::Expired | SessionEvent::Closed => {
-                match state.phase {
-                    Phase::Held | Phase::Suspended => out.observe(Observation::Lost),
-                    _ if self.is_waiting(state) => out.observe(Observation::GaveUp),
-                    _ => {}
-                }
-                state.phase = Phase::Dead;
-                state.node = None;
-            }
-            _ => {}
-        }
+        Lock { variant, contender }
     }
 }
 
@@ -270,112 +109,63 @@ impl Recipe for Lock {
     type Command = Command;
 
     fn init(&self, _me: Incarnation) -> State {
-        State {
-            phase: Phase::Idle,
-            node: None,
-        }
+        State::new(Role::Lock)
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        let contender = &self.contender;
         match input {
-            Input::Command(command) => self.on_command(me, state, command, out),
-            Input::Session(event) => self.on_session(state, event, out),
-            Input::Reply { op, result } => match (&state.phase, &op, result) {
-                (Phase::Creating, Op::Create { .. }, Ok(Response::Created { path, .. })) => {
-                    state.node = Some(Arc::from(path.name()));
-                    self.list(state, out);
-                }
-                (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss)) => {
-                    if self.variant.uses_guid() {
-                        // Seed 001: look for a node with our GUID before creating
-                        // again. This listing doubles as step 2, so the `herd`
-                        // variant sets its watch here too, or it would wait for
-                        // a change nobody will tell it of.
-                        state.phase = Phase::Recovering;
-                        out.send(Op::GetChildren {
-                            path: self.dir.clone(),
-                            watch: self.variant == Variant::Herd,
-                        });
-                    } else {
-                        self.create(me, state, out);
-                    }
-                }
-                (
-                    Phase::Recovering,
-                    Op::GetChildren { .. },
-                    Ok(Response::Children { names, .. }),
-                ) => {
-                    let prefix = self.prefix(me);
-                    match names.iter().find(|name| name.starts_with(&prefix)) {
-                        Some(name) => {
-                            state.node = Some(name.clone());
-                            self.decided(me, state, &names, out);
-                        }
-                        None => self.create(me, state, out),
-                    }
-                }
-                (Phase::Listing, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
-                    self.decided(me, state, &names, out);
-                }
-                (
-                    Phase::Recovering | Phase::Listing,
-                    Op::GetChildren { .. },
-                    Err(ErrorCode::ConnectionLoss),
-                ) => out.send(op),
-                (Phase::Watching(predecessor), Op::Exists { path, .. }, result)
-                    if path.name() == &**predecessor =>
-                {
-                    match result {
-                        // Still there: wait for the notification.
-                        Ok(Response::Exists(Some(_))) => {}
-                        // Gone already, or unknown: step 2 again.
-                        _ => self.list(state, out),
-                    }
-                }
-                (Phase::Releasing | Phase::Abandoning, Op::Delete { .. }, result) => match result {
-                    Err(ErrorCode::ConnectionLoss) => out.send(op),
-                    _ => {
-                        state.phase = Phase::Idle;
-                        state.node = None;
-                    }
-                },
-                _ => {}
-            },
-            Input::Watch(event) => match &state.phase {
-                Phase::Watching(predecessor) if event.path.name() == &**predecessor => {
-                    self.list(state, out)
-                }
-                Phase::WaitingForChildren
-                    if event.kind == EventType::NodeChildrenChanged && event.path == self.dir =>
-                {
-                    self.list(state, out)
-                }
-                _ => {}
-            },
+            Input::Command(Command::Acquire) => contender.acquire(me, state, Role::Lock, out),
+            // Working or releasing without the lock, or acquiring twice: the
+            // application knows it cannot, and goes on with its script.
+            Input::Command(Command::Work) => contender.work(state, out),
+            Input::Command(Command::Release) => contender.release(state, out),
+            Input::Reply { op, result } => contender.on_reply(me, state, op, result, out),
+            Input::Watch(event) => contender.on_watch(state, &event, out),
+            Input::Session(event) => contender.on_session(state, event, out),
         }
     }
 
     fn is_busy(&self, state: &State) -> bool {
-        self.is_waiting(state) || matches!(state.phase, Phase::Releasing | Phase::Abandoning)
+        self.contender.is_busy(state)
     }
 
     fn is_waiting(&self, state: &State) -> bool {
-        matches!(
-            state.phase,
-            Phase::Creating
-                | Phase::Recovering
-                | Phase::Listing
-                | Phase::Watching(_)
-                | Phase::WaitingForChildren
-        )
+        self.contender.is_waiting(state)
     }
 
     fn directory(&self) -> &Path {
-        &self.dir
+        &self.contender.dir
     }
 
     fn claims(&self, state: &State, name: &str) -> bool {
-        state.node.as_deref() == Some(name) && state.phase != Phase::Dead
+        self.contender.claims(state, name)
+    }
+}
+
+impl Catalogued for Lock {
+    const NAME: &'static str = "lock";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("guid", Variant::Guid),
+        ("no_guid", Variant::NoGuid),
+        ("herd", Variant::Herd),
+        ("fenced", Variant::Fenced),
+        ("try_acquire", Variant::TryAcquire),
+        ("trusting", Variant::Trusting),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] = &[
+        ("acquire", Command::Acquire),
+        ("work", Command::Work),
+        ("release", Command::Release),
+    ];
+
+    fn build(variant: Variant) -> Lock {
+        Lock::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<Lock>>> {
+        properties()
     }
 }
 
@@ -391,23 +181,11 @@ pub fn properties() -> Vec<Property<World<Lock>>> {
     ]
 }
 
-/// What step 3 decides.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Decision {
-    /// Our node has the lowest sequence number: we hold the lock.
-    Holds,
-    /// Watch this node: the one with the next lowest sequence number.
-    Watch(Arc<str>),
-    /// Our node is not among the children.
-    Missing,
-}
-
 /// The sequence number of a lock node name: what follows its last `lock-`,
 /// as the server formats it (ten digits, or a sign and more for a counter
 /// that overflowed).
 pub fn sequence(name: &str) -> Option<Token> {
-    let (_, digits) = name.rsplit_once("lock-")?;
-    digits.parse().ok()
+    sequence_after(name, "lock-")
 }
 
 /// Steps 3 and 4 as a pure function of the children (in any order) and our
@@ -415,23 +193,13 @@ pub fn sequence(name: &str) -> Option<Token> {
 /// prefixes differ), and hold the lock or watch the next lowest node.
 /// Children that are not lock nodes are ignored.
 pub fn decide(children: &[Arc<str>], mine: &str) -> Decision {
-    let my_sequence = match sequence(mine) {
-        Some(sequence) => sequence,
-        None => return Decision::Missing,
-    };
-    if !children.iter().any(|name| &**name == mine) {
-        return Decision::Missing;
-    }
-    children
-        .iter()
-        .filter_map(|name| sequence(name).map(|sequence| (sequence, name)))
-        .filter(|(sequence, _)| *sequence < my_sequence)
-        .max_by_key(|(sequence, _)| *sequence)
-        .map_or(Decision::Holds, |(_, name)| Decision::Watch(name.clone()))
+    let parse = |name: &str| sequence(name).map(|sequence| (Role::Lock, sequence));
+    decide_by(children, mine, parse, |_, _| true, Pick::Next)
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::contender::permutations;
     use super::*;
 
     fn names(list: &[&str]) -> Vec<Arc<str>> {
@@ -469,22 +237,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    fn permutations<'a>(items: &[&'a str]) -> Vec<Vec<&'a str>> {
-        if items.len() <= 1 {
-            return vec![items.to_vec()];
-        }
-        let mut all = Vec::new();
-        for i in 0..items.len() {
-            let mut rest = items.to_vec();
-            let first = rest.remove(i);
-            for mut tail in permutations(&rest) {
-                tail.insert(0, first);
-                all.push(tail);
-            }
-        }
-        all
     }
 
     #[test]

@@ -1,5 +1,10 @@
 //! The recipes, one file each: the recipe's steps quoted from the seeds, its
 //! pure decision function, its actor, its variants and the properties it
-//! promises.
+//! promises. The lock, the shared lock and leader election share the
+//! contender's machinery and differ in their decision rules.
 
+pub mod contender;
+pub mod election;
 pub mod lock;
+pub mod revocable_lock;
+pub mod shared_lock;

@@ -13,6 +13,7 @@
 
 use std::fmt::Debug;
 use std::hash::Hash;
+use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
 use crate::store::{ErrorCode, Op, OpResult, Path, WatchEvent};
@@ -67,13 +68,42 @@ impl<C> From<Delivery> for Input<C> {
 /// sequence number orders them.
 pub type Token = i64;
 
+/// What a client can believe it holds: the exclusive lock, one of the shared
+/// lock's two modes, or an election's leadership. Only a read lock is shared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Role {
+    Lock,
+    Read,
+    Write,
+    Leader,
+}
+
+impl Role {
+    /// Whether its holder must be the only holder.
+    pub fn is_exclusive(self) -> bool {
+        self != Role::Read
+    }
+
+    /// The verb and its object, for traces: ("holds", "the lock"), ("leads", "").
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Role::Lock => ("holds", "the lock"),
+            Role::Read => ("holds", "a read lock"),
+            Role::Write => ("holds", "the write lock"),
+            Role::Leader => ("leads", ""),
+        }
+    }
+}
+
 /// What a recipe tells the world about its promise. Properties are evaluated
 /// on these (through the world's history), never on messages in flight.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Observation {
-    /// The client now believes it holds the lock.
-    Acquired { token: Token },
-    /// The client no longer believes it holds the lock: it released it.
+    /// The client now believes it holds `role` (the lock, a read or write
+    /// lock, the leadership).
+    Acquired { token: Token, role: Role },
+    /// The client no longer believes it holds what it held: it released it
+    /// (or resigned).
     Released,
     /// The client no longer believes it holds the lock: it was disconnected and
     /// may have lost it (it may believe again once it has checked).
@@ -140,6 +170,16 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// and still wants it. A node there owned by a live session whose client
     /// does not claim it is an orphan.
     fn claims(&self, state: &Self::State, name: &str) -> bool;
+
+    /// Whether this waiting client, woken by a deletion that leaves
+    /// `children` in [`Recipe::directory`], is one of a group the recipe means
+    /// to wake together, so that waking it with others is no herd. The shared
+    /// lock says yes for a reader the deletion released (seed 000: "all those
+    /// waiting reader clients should be released since they have the lock");
+    /// every other recipe wakes one client per deletion.
+    fn released_together(&self, _state: &Self::State, _children: &[Arc<str>]) -> bool {
+        false
+    }
 }
 
 /// Whether an error means the request may or may not have been applied.

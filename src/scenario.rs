@@ -8,6 +8,8 @@
 //! variant = "guid"
 //! clients = 2
 //! script = ["acquire", "work", "release"]   # what each client's application does
+//! # or one script per client:
+//! # scripts = [["write", "work", "release"], ["read", "release"]]
 //!
 //! [faults]              # budgets; every kind defaults to 0
 //! pause = 1
@@ -38,7 +40,10 @@ use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
-use crate::models::lock::{self, Lock};
+use crate::models::election::Election;
+use crate::models::lock::Lock;
+use crate::models::revocable_lock::RevocableLock;
+use crate::models::shared_lock::SharedLock;
 use crate::recipe::Recipe;
 use crate::store::{ChildOrder, StoreConfig};
 use crate::trace::{discovered, Trace};
@@ -83,7 +88,8 @@ struct File {
     recipe: String,
     variant: String,
     clients: u8,
-    script: Vec<String>,
+    script: Option<Vec<String>>,
+    scripts: Option<Vec<Vec<String>>>,
     #[serde(default)]
     faults: FaultsSection,
     #[serde(default)]
@@ -134,13 +140,50 @@ impl Verdict {
     }
 }
 
-/// Which recipe and variant a scenario checks, with its script.
+/// A recipe a scenario can name: its name, its variants and commands by the
+/// names scenario files use, and the properties it promises. Each model
+/// implements it beside its actor; [`with_recipe`] lists them all.
+pub trait Catalogued: Recipe {
+    const NAME: &'static str;
+    type Variant: Copy + PartialEq + fmt::Debug;
+    const VARIANTS: &'static [(&'static str, Self::Variant)];
+    const COMMANDS: &'static [(&'static str, Self::Command)];
+    fn build(variant: Self::Variant) -> Self;
+    fn properties() -> Vec<stateright::Property<World<Self>>>;
+}
+
+/// Something to do with one recipe type.
+pub trait RecipeTask {
+    type Output;
+    fn run<R: Catalogued>(self) -> Self::Output;
+}
+
+/// Every recipe zoocheck knows, by name: the one list a new recipe joins.
+pub const RECIPES: [&str; 4] = [
+    Lock::NAME,
+    SharedLock::NAME,
+    RevocableLock::NAME,
+    Election::NAME,
+];
+
+/// Runs `task` with the recipe called `name`; `None` if there is none.
+pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
+    Some(match name {
+        Lock::NAME => task.run::<Lock>(),
+        SharedLock::NAME => task.run::<SharedLock>(),
+        RevocableLock::NAME => task.run::<RevocableLock>(),
+        Election::NAME => task.run::<Election>(),
+        _ => return None,
+    })
+}
+
+/// Which recipe and variant a scenario checks, and each client's script, by
+/// the names the file used (validated against the recipe's tables).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Subject {
-    Lock {
-        variant: lock::Variant,
-        script: Vec<lock::Command>,
-    },
+pub struct Subject {
+    pub recipe: &'static str,
+    pub variant: &'static str,
+    pub scripts: Vec<Vec<&'static str>>,
 }
 
 /// A recipe zoocheck knows: its name, variants, commands and properties.
@@ -152,17 +195,29 @@ pub struct RecipeInfo {
     pub properties: Vec<(&'static str, bool)>,
 }
 
+struct Info;
+
+impl RecipeTask for Info {
+    type Output = RecipeInfo;
+    fn run<R: Catalogued>(self) -> RecipeInfo {
+        RecipeInfo {
+            name: R::NAME,
+            variants: R::VARIANTS.iter().map(|(name, _)| *name).collect(),
+            commands: R::COMMANDS.iter().map(|(name, _)| *name).collect(),
+            properties: R::properties()
+                .iter()
+                .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
+                .collect(),
+        }
+    }
+}
+
 /// Every recipe a scenario may name.
 pub fn recipes() -> Vec<RecipeInfo> {
-    vec![RecipeInfo {
-        name: "lock",
-        variants: lock::Variant::ALL.iter().map(|(name, _)| *name).collect(),
-        commands: lock::Command::ALL.iter().map(|(name, _)| *name).collect(),
-        properties: lock::properties()
-            .iter()
-            .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
-            .collect(),
-    }]
+    RECIPES
+        .iter()
+        .map(|name| with_recipe(name, Info).expect("every listed recipe is known"))
+        .collect()
 }
 
 /// A parsed, validated scenario.
@@ -243,33 +298,68 @@ impl Scenario {
                 format!("{} clients; expected 1 to {CLIENTS_MAX}", raw.clients),
             ));
         }
-        if raw.script.is_empty() || raw.script.len() > SCRIPT_LEN_MAX {
-            return Err(error(
-                "script",
-                format!(
-                    "{} commands; expected 1 to {SCRIPT_LEN_MAX} of {}",
-                    raw.script.len(),
-                    info.commands.join(", ")
-                ),
-            ));
-        }
-        let subject = match raw.recipe.as_str() {
-            "lock" => {
-                let variant = lookup(&lock::Variant::ALL, &raw.variant).ok_or_else(|| {
-                    error("variant", expected_one_of(&raw.variant, &info.variants))
-                })?;
-                let script = raw
-                    .script
+        let scripts = match (&raw.script, &raw.scripts) {
+            (Some(script), None) => vec![(String::from("script"), script); usize::from(raw.clients)],
+            (None, Some(scripts)) => {
+                if scripts.len() != usize::from(raw.clients) {
+                    return Err(error(
+                        "scripts",
+                        format!(
+                            "{} scripts for {} clients; expected one per client",
+                            scripts.len(),
+                            raw.clients
+                        ),
+                    ));
+                }
+                scripts
                     .iter()
-                    .map(|command| {
-                        lookup(&lock::Command::ALL, command).ok_or_else(|| {
-                            error("script", expected_one_of(command, &info.commands))
-                        })
-                    })
-                    .collect::<Result<_, _>>()?;
-                Subject::Lock { variant, script }
+                    .enumerate()
+                    .map(|(client, script)| (format!("scripts[{client}]"), script))
+                    .collect()
             }
-            _ => unreachable!("every recipe in recipes() has an arm"),
+            (Some(_), Some(_)) => {
+                return Err(error(
+                    "scripts",
+                    "given beside `script`; expected one of them (`script` for every client alike, `scripts` for one each)".into(),
+                ))
+            }
+            (None, None) => {
+                return Err(error(
+                    "script",
+                    format!(
+                        "missing; expected `script` (every client alike) or `scripts` (one per client) with commands of {}",
+                        info.commands.join(", ")
+                    ),
+                ))
+            }
+        };
+        let mut checked_scripts = Vec::with_capacity(scripts.len());
+        for (key, script) in scripts {
+            if script.is_empty() || script.len() > SCRIPT_LEN_MAX {
+                return Err(error(
+                    &key,
+                    format!(
+                        "{} commands; expected 1 to {SCRIPT_LEN_MAX} of {}",
+                        script.len(),
+                        info.commands.join(", ")
+                    ),
+                ));
+            }
+            let commands = script
+                .iter()
+                .map(|command| {
+                    known(&info.commands, command)
+                        .ok_or_else(|| error(&key, expected_one_of(command, &info.commands)))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            checked_scripts.push(commands);
+        }
+        let variant = known(&info.variants, &raw.variant)
+            .ok_or_else(|| error("variant", expected_one_of(&raw.variant, &info.variants)))?;
+        let subject = Subject {
+            recipe: info.name,
+            variant,
+            scripts: checked_scripts,
         };
         let faults = &raw.faults;
         let budget = FaultBudget {
@@ -405,17 +495,48 @@ impl Scenario {
     /// Runs `task` on the scenario's world, whatever its recipe: the one place
     /// that turns a scenario's subject into a typed [`World`].
     pub fn with_world<T: WorldTask>(&self, task: T) -> T::Output {
-        match &self.subject {
-            Subject::Lock { variant, script } => task.run(World {
-                recipe: Lock::new(*variant),
-                scripts: vec![script.clone(); usize::from(self.clients)],
-                budget: self.budget,
-                expire_anytime: self.expire_anytime,
-                store: self.store,
-                properties: lock::properties,
-                halt: None,
-            }),
-        }
+        with_recipe(
+            self.subject.recipe,
+            BuildWorld {
+                scenario: self,
+                task,
+            },
+        )
+        .expect("a loaded scenario names a known recipe")
+    }
+}
+
+struct BuildWorld<'a, T> {
+    scenario: &'a Scenario,
+    task: T,
+}
+
+impl<T: WorldTask> RecipeTask for BuildWorld<'_, T> {
+    type Output = T::Output;
+
+    fn run<R: Catalogued>(self) -> T::Output {
+        let scenario = self.scenario;
+        let subject = &scenario.subject;
+        let variant = lookup(R::VARIANTS, subject.variant).expect("a validated variant");
+        let scripts = subject
+            .scripts
+            .iter()
+            .map(|script| {
+                script
+                    .iter()
+                    .map(|command| lookup(R::COMMANDS, command).expect("a validated command"))
+                    .collect()
+            })
+            .collect();
+        self.task.run(World {
+            recipe: R::build(variant),
+            scripts,
+            budget: scenario.budget,
+            expire_anytime: scenario.expire_anytime,
+            store: scenario.store,
+            properties: R::properties,
+            halt: None,
+        })
     }
 }
 
@@ -605,6 +726,11 @@ fn lookup<T: Copy>(table: &[(&'static str, T)], name: &str) -> Option<T> {
         .map(|(_, value)| *value)
 }
 
+/// The name in `names` equal to `name`, with the table's lifetime.
+fn known(names: &[&'static str], name: &str) -> Option<&'static str> {
+    names.iter().copied().find(|known| *known == name)
+}
+
 fn expected_one_of(found: &str, allowed: &[&str]) -> String {
     format!("{found:?}; expected one of {}", allowed.join(", "))
 }
@@ -695,18 +821,21 @@ impl Outcome {
 /// the snapshot pins them.
 pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     let mut out = String::new();
-    let (recipe, variant, script) = match &scenario.subject {
-        Subject::Lock { variant, script } => {
-            let variant = lock::Variant::ALL
-                .iter()
-                .find(|(_, v)| v == variant)
-                .map_or("?", |(name, _)| *name);
-            let script: Vec<String> = script
-                .iter()
-                .map(|c| format!("{c:?}").to_lowercase())
-                .collect();
-            ("lock", variant, script.join(", "))
-        }
+    let subject = &scenario.subject;
+    let scripts = if subject
+        .scripts
+        .iter()
+        .all(|script| *script == subject.scripts[0])
+    {
+        format!("each: {}", subject.scripts[0].join(", "))
+    } else {
+        let each: Vec<String> = subject
+            .scripts
+            .iter()
+            .enumerate()
+            .map(|(client, script)| format!("c{client}: {}", script.join(", ")))
+            .collect();
+        each.join("; ")
     };
     let faults: Vec<String> = scenario
         .budget
@@ -723,8 +852,8 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     let _ = writeln!(out, "scenario: {}", scenario.name);
     let _ = writeln!(
         out,
-        "recipe: {recipe} ({variant}), {} clients, each: {script}",
-        scenario.clients
+        "recipe: {} ({}), {} clients, {scripts}",
+        subject.recipe, subject.variant, scenario.clients
     );
     let faults = if faults.is_empty() {
         "none".to_string()

@@ -218,11 +218,23 @@ fn reaction<S: PartialEq + fmt::Debug>(
     }
     let (was, is) = (before.history.holding[c], after.history.holding[c]);
     if was != is {
-        match is {
-            Some(tenure) => {
-                let _ = write!(out, "; BELIEVES IT HOLDS the lock (token {})", tenure.token);
+        match (was, is) {
+            (_, Some(tenure)) => {
+                let (verb, object) = tenure.role.words();
+                let words = format!("{} {object}", verb.to_uppercase());
+                let _ = write!(
+                    out,
+                    "; BELIEVES IT {} (token {})",
+                    words.trim(),
+                    tenure.token
+                );
             }
-            None => out.push_str("; no longer believes it holds the lock"),
+            (Some(tenure), None) => {
+                let (verb, object) = tenure.role.words();
+                let words = format!("{verb} {object}");
+                let _ = write!(out, "; no longer believes it {}", words.trim());
+            }
+            (None, None) => {}
         }
     }
     if before.history.resource != after.history.resource {

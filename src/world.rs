@@ -35,7 +35,7 @@ use stateright::{Model, Property};
 use crate::client::{ConnState, Delivery};
 use crate::faults::{Fault, FaultBudget};
 use crate::net::Net;
-use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Token};
+use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Role, Token};
 use crate::store::{CreateMode, Notification, Op, SessionId, StoreConfig};
 
 /// Whether a client's process runs.
@@ -59,11 +59,12 @@ pub struct Process<S> {
     pub restarts: u8,
 }
 
-/// One holder's time with the lock, numbered in the order they began.
+/// One holder's time with what it holds, numbered in the order they began.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Tenure {
     pub index: u8,
     pub token: Token,
+    pub role: Role,
 }
 
 /// The protected resource the lock guards. It accepts writes; a fenced one
@@ -101,7 +102,8 @@ impl Resource {
 /// observations and from what the server fired. Never messages in flight.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct History {
-    /// The tenure each client believes it holds.
+    /// The tenure each client believes it holds (the lock, a read or write
+    /// lock, the leadership).
     pub holding: Vec<Option<Tenure>>,
     /// Tenures begun so far.
     pub acquisitions: u8,
@@ -228,11 +230,12 @@ impl<R: Recipe> World<R> {
     ) {
         let history = &mut state.history;
         match observation {
-            Observation::Acquired { token } => {
+            Observation::Acquired { token, role } => {
                 history.acquisitions += 1;
                 history.holding[client] = Some(Tenure {
                     index: history.acquisitions,
                     token,
+                    role,
                 });
             }
             Observation::Released | Observation::Suspended | Observation::Lost => {
@@ -249,7 +252,8 @@ impl<R: Recipe> World<R> {
 
     /// Records whom the server's notifications wake: a waiting client that
     /// gets one is woken; more than one waiting client woken by one deletion is
-    /// a herd.
+    /// a herd, unless the recipe means every one of them to go together
+    /// ([`Recipe::released_together`]: readers a writer's deletion releases).
     pub(crate) fn wake(&self, state: &mut WorldState<R::State>, fired: &[Notification]) {
         let waiting = |client: ClientId| {
             state.processes[client].status != Status::Crashed
@@ -274,7 +278,17 @@ impl<R: Recipe> World<R> {
             }
         }
         if by_deletion.iter().any(|(_, woken)| woken.len() > 1) {
-            state.history.herd = true;
+            let children = state.net.store.children(self.recipe.directory());
+            let together = |client: &ClientId| {
+                self.recipe
+                    .released_together(&state.processes[*client].recipe, &children)
+            };
+            if by_deletion
+                .iter()
+                .any(|(_, woken)| woken.len() > 1 && !woken.iter().all(together))
+            {
+                state.history.herd = true;
+            }
         }
     }
 

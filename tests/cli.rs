@@ -1106,13 +1106,13 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     // The recipe as the library describes it, and its properties as the
     // scenario files name them.
     let recipes = zoocheck::scenario::recipes();
-    assert_eq!(recipes.len(), 1);
+    let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name).collect();
+    assert_eq!(names, ["lock", "shared_lock", "revocable_lock", "election"]);
     let lock = &recipes[0];
-    assert_eq!(lock.name, "lock");
     let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
     assert_eq!(properties, LOCK_PROPERTIES);
     assert_eq!(
-        lines[..6],
+        lines[..5],
         [
             "recipes:".to_string(),
             "  lock".to_string(),
@@ -1122,10 +1122,31 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
              herd_avoidance (always), no_orphan_no_deadlock (always), \
              someone_acquired (sometimes), waiter_woken (sometimes)"
                 .to_string(),
-            "fault kinds: crash, restart, pause, disconnect, expire, lose_reply \
-             (and the switch expire_anytime)"
-                .to_string(),
         ]
+    );
+    // Every recipe in the same four lines, then the fault kinds.
+    for (index, recipe) in recipes.iter().enumerate() {
+        let block = &lines[1 + 4 * index..5 + 4 * index];
+        assert_eq!(block[0], format!("  {}", recipe.name));
+        assert_eq!(
+            block[1],
+            format!("    variants:   {}", recipe.variants.join(", "))
+        );
+        assert_eq!(
+            block[2],
+            format!("    commands:   {}", recipe.commands.join(", "))
+        );
+        assert!(block[3].starts_with("    properties: "), "{}", block[3]);
+        assert_eq!(
+            block[3].matches(" (always)").count() + block[3].matches(" (sometimes)").count(),
+            recipe.properties.len()
+        );
+    }
+    let after_recipes = 1 + 4 * recipes.len();
+    assert_eq!(
+        lines[after_recipes],
+        "fault kinds: crash, restart, pause, disconnect, expire, lose_reply \
+         (and the switch expire_anytime)"
     );
     // Every variant the README's scenario example names is listed, and
     // every fault kind it documents.
@@ -1161,18 +1182,29 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
         );
     }
 
-    let mut names: Vec<String> = std::fs::read_dir(manifest_dir().join("scenarios/lock"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .map(|p| format!("lock/{}", p.file_stem().unwrap().to_string_lossy()))
-        .collect();
+    let mut names: Vec<String> = Vec::new();
+    for recipe in &recipes {
+        let Ok(dir) = std::fs::read_dir(manifest_dir().join("scenarios").join(recipe.name)) else {
+            continue;
+        };
+        names.extend(
+            dir.map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+                .map(|p| {
+                    format!(
+                        "{}/{}",
+                        recipe.name,
+                        p.file_stem().unwrap().to_string_lossy()
+                    )
+                }),
+        );
+    }
     names.sort();
     assert_eq!(
-        lines[6],
+        lines[after_recipes + 1],
         format!("scenarios under scenarios ({}):", names.len())
     );
-    let listed: Vec<&str> = lines[7..]
+    let listed: Vec<&str> = lines[after_recipes + 2..]
         .iter()
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
@@ -1192,10 +1224,13 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     // Another directory, and one that does not exist.
     let run = zoocheck(["list", "scenarios/lock"]);
     expect_code(&run, 0, "list scenarios/lock");
-    assert!(run.stdout.contains(&format!(
-        "scenarios under scenarios/lock ({}):",
-        names.len()
-    )));
+    let locks = names
+        .iter()
+        .filter(|name| name.starts_with("lock/"))
+        .count();
+    assert!(run
+        .stdout
+        .contains(&format!("scenarios under scenarios/lock ({locks}):")));
     let run = zoocheck(["list", "no_such_dir"]);
     expect_code(&run, 0, "list of a missing directory");
     assert!(run

@@ -17,7 +17,8 @@ use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget};
 use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};
 use zoocheck::properties;
-use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
+use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
     ANY_VERSION,
@@ -44,6 +45,7 @@ const LOWEST: &str = "c2-lock-0000000000";
 fn state(phase: Phase, node: Option<&str>) -> State {
     State {
         phase,
+        role: Role::Lock,
         node: node.map(Arc::from),
     }
 }
@@ -300,7 +302,13 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
         );
         assert_eq!(
             out,
-            effects(vec![], vec![Observation::Acquired { token: 3 }]),
+            effects(
+                vec![],
+                vec![Observation::Acquired {
+                    token: 3,
+                    role: Role::Lock
+                }]
+            ),
             "{variant:?}"
         );
         assert_eq!(s, state(Phase::Held, Some(MINE)), "{variant:?}");
@@ -316,7 +324,13 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
     );
     assert_eq!(
         out,
-        effects(vec![], vec![Observation::Acquired { token: 7 }])
+        effects(
+            vec![],
+            vec![Observation::Acquired {
+                token: 7,
+                role: Role::Lock
+            }]
+        )
     );
     assert_eq!(s, state(Phase::Held, Some("lock-0000000007")));
 }
@@ -499,7 +513,13 @@ fn recovery_adopts_the_node_with_our_guid() {
     );
     assert_eq!(
         out,
-        effects(vec![], vec![Observation::Acquired { token: 3 }])
+        effects(
+            vec![],
+            vec![Observation::Acquired {
+                token: 3,
+                role: Role::Lock
+            }]
+        )
     );
     assert_eq!(s, state(Phase::Held, Some(MINE)));
 
@@ -671,7 +691,13 @@ fn sync_connected_while_suspended_checks_again_and_reacquires() {
     );
     assert_eq!(
         out,
-        effects(vec![], vec![Observation::Acquired { token: 3 }])
+        effects(
+            vec![],
+            vec![Observation::Acquired {
+                token: 3,
+                role: Role::Lock
+            }]
+        )
     );
     assert_eq!(s, state(Phase::Held, Some(MINE)));
 }
@@ -980,7 +1006,13 @@ fn herd_waits_for_children_changed_and_lists_again() {
     );
     assert_eq!(
         out,
-        effects(vec![], vec![Observation::Acquired { token: 3 }])
+        effects(
+            vec![],
+            vec![Observation::Acquired {
+                token: 3,
+                role: Role::Lock
+            }]
+        )
     );
     assert_eq!(s, state(Phase::Held, Some(MINE)));
 }
@@ -1006,7 +1038,7 @@ fn is_busy_and_is_waiting_per_phase() {
         (Phase::Dead, false, false),
     ];
     assert_eq!(table.len(), all_phases().len());
-    for (variant_name, variant) in Variant::ALL {
+    for &(variant_name, variant) in Lock::VARIANTS {
         let lock = Lock::new(variant);
         for (phase, busy, waiting) in &table {
             let s = state(phase.clone(), Some(MINE));
@@ -1109,7 +1141,11 @@ fn sorted_children(state: &WorldState<State>) -> Vec<String> {
 }
 
 fn tenure(index: u8, token: i64) -> Option<Tenure> {
-    Some(Tenure { index, token })
+    Some(Tenure {
+        index,
+        token,
+        role: Role::Lock,
+    })
 }
 
 #[test]

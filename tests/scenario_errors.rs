@@ -62,7 +62,8 @@ fn an_unknown_table_is_named() {
     assert_eq!(
         error_of(&replaced("[faults]", "[fault]")),
         "scenarios/lock/broken.toml: `fault`: unknown field `fault`, expected one of \
-         `description`, `recipe`, `variant`, `clients`, `script`, `faults`, `store`, `expect` (line 7)"
+         `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `faults`, `store`, \
+         `expect` (line 7)"
     );
 }
 
@@ -104,7 +105,8 @@ fn broken_toml_names_the_line() {
 fn an_unknown_recipe_lists_the_known_ones() {
     assert_eq!(
         error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
-        "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock"
+        "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock, \
+         shared_lock, revocable_lock, election"
     );
 }
 
@@ -237,4 +239,74 @@ fn every_scenario_in_the_repository_loads() {
     let scenarios = Scenario::load_all(&root).unwrap_or_else(|error| panic!("{error}"));
     assert!(scenarios.iter().any(|s| s.name == "lock/guid_2_clients"));
     assert!(scenarios.windows(2).all(|pair| pair[0].name < pair[1].name));
+}
+
+#[test]
+fn per_client_scripts_are_accepted_one_per_client() {
+    let text = replaced(
+        "script = [\"acquire\", \"work\", \"release\"]",
+        "scripts = [[\"acquire\", \"release\"], [\"acquire\"]]",
+    );
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(
+        scenario.subject.scripts,
+        [vec!["acquire", "release"], vec!["acquire"]]
+    );
+}
+
+#[test]
+fn scripts_for_the_wrong_number_of_clients_are_refused() {
+    assert_eq!(
+        error_of(&replaced(
+            "script = [\"acquire\", \"work\", \"release\"]",
+            "scripts = [[\"acquire\"]]",
+        )),
+        "scenarios/lock/broken.toml: `scripts`: 1 scripts for 2 clients; expected one per client"
+    );
+}
+
+#[test]
+fn an_unknown_command_in_one_clients_script_names_that_script() {
+    assert_eq!(
+        error_of(&replaced(
+            "script = [\"acquire\", \"work\", \"release\"]",
+            "scripts = [[\"acquire\"], [\"acquire\", \"lead\"]]",
+        )),
+        "scenarios/lock/broken.toml: `scripts[1]`: \"lead\"; expected one of acquire, work, release"
+    );
+}
+
+#[test]
+fn script_and_scripts_together_are_refused() {
+    assert_eq!(
+        error_of(&replaced(
+            "script = [\"acquire\", \"work\", \"release\"]",
+            "script = [\"acquire\"]\nscripts = [[\"acquire\"], [\"acquire\"]]",
+        )),
+        "scenarios/lock/broken.toml: `scripts`: given beside `script`; expected one of them \
+         (`script` for every client alike, `scripts` for one each)"
+    );
+}
+
+#[test]
+fn a_scenario_without_a_script_is_refused() {
+    assert_eq!(
+        error_of(&replaced(
+            "script = [\"acquire\", \"work\", \"release\"]\n",
+            ""
+        )),
+        "scenarios/lock/broken.toml: `script`: missing; expected `script` (every client alike) \
+         or `scripts` (one per client) with commands of acquire, work, release"
+    );
+}
+
+#[test]
+fn a_command_of_another_recipe_is_refused() {
+    assert_eq!(
+        error_of(&replaced(
+            "script = [\"acquire\", \"work\", \"release\"]",
+            "script = [\"volunteer\"]",
+        )),
+        "scenarios/lock/broken.toml: `script`: \"volunteer\"; expected one of acquire, work, release"
+    );
 }

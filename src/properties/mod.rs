@@ -14,6 +14,13 @@ pub fn mutual_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -
     state.history.holding.iter().flatten().count() <= 1
 }
 
+/// Writer exclusion (the shared lock): a client that holds exclusively (the
+/// write lock) is the only holder; readers may hold together.
+pub fn writer_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+    let holders = || state.history.holding.iter().flatten();
+    !holders().any(|tenure| tenure.role.is_exclusive()) || holders().count() <= 1
+}
+
 /// Resource safety: the protected resource never accepted a write from a
 /// holder older than one whose write it had already accepted.
 pub fn resource_safety<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
@@ -76,6 +83,22 @@ pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
 /// Someone acquired the lock (the partner of mutual exclusion).
 pub fn someone_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
     state.history.acquisitions > 0
+}
+
+/// Someone holds exclusively (the partner of writer exclusion).
+pub fn writer_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+    state
+        .history
+        .holding
+        .iter()
+        .flatten()
+        .any(|tenure| tenure.role.is_exclusive())
+}
+
+/// Two readers hold at once: the shared lock does share.
+pub fn readers_share<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+    let readers = state.history.holding.iter().flatten();
+    readers.filter(|tenure| !tenure.role.is_exclusive()).count() >= 2
 }
 
 /// A waiting client was woken by a notification (the partner of herd avoidance).

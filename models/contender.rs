@@ -1,0 +1,492 @@
+//! The contender: the machinery the lock, the shared lock and leader election
+//! share. Each of them has a client create a sequential ephemeral node in a
+//! directory, list the directory, and either hold (the lock, a read or write
+//! lock, the leadership) or watch one node and list again when it goes. They
+//! differ only in the name of the node and in the rule that decides, from the
+//! children, whether the client holds and whom it watches; Curator's locks are
+//! built the same way (`LockInternals` with a swappable driver).
+//!
+//! The steps, as the seeds give them for the lock (000 "Locks"; 001 adds the
+//! GUID), each with the code that does it:
+//!
+//! 1. `create()` `dir/guid-<kind>` with the sequence and ephemeral flags
+//!    ([`Contender::create`]);
+//! 2. `getChildren()` on the directory *without* a watch ([`Contender::list`]);
+//! 3. ask the rule whether our node holds ([`Decision::Holds`]);
+//! 4. otherwise `exists()` with a watch on the node the rule names
+//!    ([`Decision::Watch`]);
+//! 5. if it is gone already, go to step 2; otherwise wait for its notification,
+//!    then go to step 2 ([`Contender::on_reply`], [`Contender::on_watch`]).
+//!
+//! Release: delete the node from step 1 ([`Contender::release`]).
+//!
+//! A lost create reply (seed 001): list the children and adopt the node that
+//! carries our GUID, if there is one, before creating again
+//! ([`Phase::Recovering`]). Session handling of the reference: `Disconnected`
+//! means "I may have lost it" (stop acting as holder until a fresh listing
+//! says otherwise), `Expired` means "I have lost it".
+//!
+//! The knobs ([`Contender`]'s fields) are the variants the seeds describe or
+//! imply; each recipe maps its variants onto them.
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::client::SessionEvent;
+use crate::recipe::{Effects, Incarnation, Observation, Role, Token};
+use crate::store::{
+    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
+};
+
+/// What a rule decides, given the children and our node (steps 3 and 4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// We hold it.
+    Holds,
+    /// Watch this node, and decide again when it goes.
+    Watch(Arc<str>),
+    /// Our node is not among the children.
+    Missing,
+}
+
+/// A recipe's decision rule: the children (in any order) and our node's name
+/// in, the decision out. Pure, and tested exhaustively in each recipe's file.
+pub type Rule = fn(&[Arc<str>], &str) -> Decision;
+
+/// Which of the lower nodes that block us a rule watches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// The next one down (the largest sequence number below ours): one
+    /// deletion wakes one client.
+    Next,
+    /// The lowest one.
+    Lowest,
+}
+
+/// The frame every rule shares: our node must be among the children; among
+/// the nodes with a lower sequence number, those that `blocks(ours, theirs)`
+/// (by kind) keep us waiting; we hold if there is none, else watch the one
+/// `pick` names. `parse` reads a node's kind and sequence number and ignores
+/// other children.
+pub fn decide_by(
+    children: &[Arc<str>],
+    mine: &str,
+    parse: fn(&str) -> Option<(Role, Token)>,
+    blocks: fn(Role, Role) -> bool,
+    pick: Pick,
+) -> Decision {
+    let Some((role, my_sequence)) = parse(mine) else {
+        return Decision::Missing;
+    };
+    if !children.iter().any(|name| &**name == mine) {
+        return Decision::Missing;
+    }
+    let blockers = children.iter().filter_map(|name| {
+        let (kind, sequence) = parse(name)?;
+        (sequence < my_sequence && blocks(role, kind)).then_some((sequence, name))
+    });
+    let watched = match pick {
+        Pick::Next => blockers.max_by_key(|(sequence, _)| *sequence),
+        Pick::Lowest => blockers.min_by_key(|(sequence, _)| *sequence),
+    };
+    watched.map_or(Decision::Holds, |(_, name)| Decision::Watch(name.clone()))
+}
+
+/// The marker between the GUID and the sequence number in a node's name.
+pub fn marker(role: Role) -> &'static str {
+    match role {
+        Role::Lock => "lock-",
+        Role::Read => "read-",
+        Role::Write => "write-",
+        Role::Leader => "n_",
+    }
+}
+
+/// The sequence number the server appended after `marker`: ten digits, or a
+/// sign and more for a counter that overflowed.
+pub fn sequence_after(name: &str, marker: &str) -> Option<Token> {
+    let (_, digits) = name.rsplit_once(marker)?;
+    digits.parse().ok()
+}
+
+/// Where a client is in the protocol.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Not holding and not trying.
+    Idle,
+    /// Step 1 sent.
+    Creating,
+    /// The create's reply was lost: listing the children to find the node with
+    /// our GUID.
+    Recovering,
+    /// Step 2 sent.
+    Listing,
+    /// Step 4: watching the node named here.
+    Watching(Arc<str>),
+    /// The `herd` knob: waiting for any change of the directory's children.
+    WaitingForChildren,
+    /// Step 3 said so: the client holds.
+    Held,
+    /// Held, then disconnected: it may have lost it.
+    Suspended,
+    /// The release's delete sent.
+    Releasing,
+    /// Giving up an attempt (try-acquire refused, or asked to let go before
+    /// holding): deleting our node.
+    Abandoning,
+    /// The session expired: this process is done.
+    Dead,
+}
+
+/// One client's contender state: where it is, what it is after, and the node
+/// it created (its name).
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    pub phase: Phase,
+    pub role: Role,
+    pub node: Option<Arc<str>>,
+}
+
+impl State {
+    pub fn new(role: Role) -> State {
+        State {
+            phase: Phase::Idle,
+            role,
+            node: None,
+        }
+    }
+
+    pub fn holds(&self) -> bool {
+        self.phase == Phase::Held
+    }
+}
+
+/// Traces print a state on every step: `Listing c0-lock-0000000000`, or the
+/// kind of node being created while it has none yet (`Creating write-`).
+impl fmt::Debug for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.phase)?;
+        match &self.node {
+            Some(node) => write!(f, " {node}"),
+            None if !matches!(self.phase, Phase::Idle | Phase::Dead) => {
+                write!(f, " {}", marker(self.role))
+            }
+            None => Ok(()),
+        }
+    }
+}
+
+/// The shared machinery with its knobs.
+#[derive(Clone, Debug)]
+pub struct Contender {
+    /// The directory the nodes go in (the lock node, the election node).
+    pub dir: Path,
+    /// Steps 3 and 4.
+    pub rule: Rule,
+    /// Put the GUID in node names and recover a lost create by it (seed 001);
+    /// without it a lost create reply is answered by creating again.
+    pub guid: bool,
+    /// List the children *with* a watch and wait for any change, instead of
+    /// watching one node (the herd effect the seeds warn of).
+    pub herd: bool,
+    /// Chubby's `TryAcquire()` (seed 002): where step 4 would watch, give up.
+    pub try_once: bool,
+    /// Ignore `Disconnected`: go on believing until `Expired`.
+    pub trusting: bool,
+    /// Hand the node's sequence number to the protected resource with each
+    /// write (seed 002's sequencer).
+    pub fenced: bool,
+}
+
+impl Contender {
+    /// The reference: GUIDs, one watched node, careful about sessions, unfenced.
+    pub fn new(dir: &str, rule: Rule) -> Contender {
+        Contender {
+            dir: Path::new(dir),
+            rule,
+            guid: true,
+            herd: false,
+            try_once: false,
+            trusting: false,
+            fenced: false,
+        }
+    }
+
+    /// The prefix of our node names: `guid-<marker>`, or the marker alone.
+    pub fn prefix(&self, me: Incarnation, role: Role) -> String {
+        if self.guid {
+            format!("{}-{}", me.guid(), marker(role))
+        } else {
+            marker(role).to_string()
+        }
+    }
+
+    fn token(&self, state: &State) -> Option<Token> {
+        sequence_after(state.node.as_deref()?, marker(state.role))
+    }
+
+    /// Starts an attempt at `role`, if the client is not in one already.
+    pub fn acquire(&self, me: Incarnation, state: &mut State, role: Role, out: &mut Effects) {
+        if state.phase == Phase::Idle {
+            state.role = role;
+            self.create(me, state, out);
+        }
+    }
+
+    /// The application writes to the protected resource, if it holds.
+    pub fn work(&self, state: &State, out: &mut Effects) {
+        if state.holds() {
+            out.observe(Observation::Used {
+                sequencer: self.token(state).filter(|_| self.fenced),
+            });
+        }
+    }
+
+    /// Unlock: delete our node. A suspended holder releases too (it may
+    /// still hold).
+    pub fn release(&self, state: &mut State, out: &mut Effects) {
+        if !matches!(state.phase, Phase::Held | Phase::Suspended) {
+            return;
+        }
+        if state.phase == Phase::Held {
+            out.observe(Observation::Released);
+        }
+        let node = state.node.clone().expect("a holder has a node");
+        state.phase = Phase::Releasing;
+        out.send(self.delete(&node));
+    }
+
+    /// Gives up: releases if holding, abandons the attempt if waiting with a
+    /// node (deleting it). Nothing otherwise: a client asked to give up knows
+    /// its node, since it was asked through it.
+    pub fn give_up(&self, state: &mut State, out: &mut Effects) {
+        if matches!(state.phase, Phase::Held | Phase::Suspended) {
+            return self.release(state, out);
+        }
+        let Some(node) = state.node.clone() else {
+            return;
+        };
+        if self.is_waiting(state) {
+            out.observe(Observation::GaveUp);
+            state.phase = Phase::Abandoning;
+            out.send(self.delete(&node));
+        }
+    }
+
+    /// Our node was deleted by someone else: whatever we held or waited for
+    /// is gone.
+    pub fn node_lost(&self, state: &mut State, out: &mut Effects) {
+        match state.phase {
+            Phase::Held | Phase::Suspended => out.observe(Observation::Lost),
+            _ if self.is_waiting(state) => out.observe(Observation::GaveUp),
+            _ => {}
+        }
+        state.phase = Phase::Idle;
+        state.node = None;
+    }
+
+    /// Step 1.
+    pub fn create(&self, me: Incarnation, state: &mut State, out: &mut Effects) {
+        state.phase = Phase::Creating;
+        state.node = None;
+        out.send(Op::Create {
+            path: self.dir.child(&self.prefix(me, state.role)),
+            data: None,
+            mode: CreateMode::EphemeralSequential,
+        });
+    }
+
+    /// Step 2 (the `herd` knob sets a watch here).
+    pub fn list(&self, state: &mut State, out: &mut Effects) {
+        state.phase = Phase::Listing;
+        out.send(Op::GetChildren {
+            path: self.dir.clone(),
+            watch: self.herd,
+        });
+    }
+
+    /// Steps 3 and 4, given the children step 2 returned.
+    fn decided(&self, me: Incarnation, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+        let Some(mine) = state.node.clone() else {
+            return self.create(me, state, out);
+        };
+        match (self.rule)(names, &mine) {
+            Decision::Holds => {
+                state.phase = Phase::Held;
+                out.observe(Observation::Acquired {
+                    token: self.token(state).expect("our node is sequential"),
+                    role: state.role,
+                });
+            }
+            Decision::Watch(_) if self.try_once => {
+                state.phase = Phase::Abandoning;
+                out.observe(Observation::GaveUp);
+                out.send(self.delete(&mine));
+            }
+            Decision::Watch(_) if self.herd => state.phase = Phase::WaitingForChildren,
+            Decision::Watch(node) => {
+                out.send(Op::Exists {
+                    path: self.dir.child(&node),
+                    watch: true,
+                });
+                state.phase = Phase::Watching(node);
+            }
+            // Our node is gone while our session lives (someone deleted it):
+            // start again from step 1.
+            Decision::Missing => self.create(me, state, out),
+        }
+    }
+
+    pub fn delete(&self, name: &str) -> Op {
+        Op::Delete {
+            path: self.dir.child(name),
+            version: ANY_VERSION,
+        }
+    }
+
+    /// A reply to one of the contender's requests.
+    pub fn on_reply(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        op: Op,
+        result: OpResult,
+        out: &mut Effects,
+    ) {
+        match (&state.phase, &op, result) {
+            (Phase::Creating, Op::Create { .. }, Ok(Response::Created { path, .. })) => {
+                state.node = Some(Arc::from(path.name()));
+                self.list(state, out);
+            }
+            (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss)) => {
+                if self.guid {
+                    // Seed 001: look for a node with our GUID before creating
+                    // again. This listing doubles as step 2, so the `herd`
+                    // knob sets its watch here too, or it would wait for a
+                    // change nobody will tell it of.
+                    state.phase = Phase::Recovering;
+                    out.send(Op::GetChildren {
+                        path: self.dir.clone(),
+                        watch: self.herd,
+                    });
+                } else {
+                    self.create(me, state, out);
+                }
+            }
+            (Phase::Recovering, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
+                let prefix = self.prefix(me, state.role);
+                match names.iter().find(|name| name.starts_with(&prefix)) {
+                    Some(name) => {
+                        state.node = Some(name.clone());
+                        self.decided(me, state, &names, out);
+                    }
+                    None => self.create(me, state, out),
+                }
+            }
+            (Phase::Listing, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
+                self.decided(me, state, &names, out);
+            }
+            (
+                Phase::Recovering | Phase::Listing,
+                Op::GetChildren { .. },
+                Err(ErrorCode::ConnectionLoss),
+            ) => out.send(op),
+            (Phase::Watching(watched), Op::Exists { path, .. }, result)
+                if path.name() == &**watched =>
+            {
+                match result {
+                    // Still there: wait for the notification.
+                    Ok(Response::Exists(Some(_))) => {}
+                    // Gone already, or unknown: step 2 again.
+                    _ => self.list(state, out),
+                }
+            }
+            (Phase::Releasing | Phase::Abandoning, Op::Delete { path, .. }, result)
+                if state.node.as_deref() == Some(path.name()) =>
+            {
+                match result {
+                    Err(ErrorCode::ConnectionLoss) => out.send(op),
+                    _ => {
+                        state.phase = Phase::Idle;
+                        state.node = None;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A watch event: the watched node went (step 5), or, with the `herd`
+    /// knob, the children changed.
+    pub fn on_watch(&self, state: &mut State, event: &WatchEvent, out: &mut Effects) {
+        match &state.phase {
+            Phase::Watching(watched) if event.path.name() == &**watched => self.list(state, out),
+            Phase::WaitingForChildren
+                if event.kind == EventType::NodeChildrenChanged && event.path == self.dir =>
+            {
+                self.list(state, out)
+            }
+            _ => {}
+        }
+    }
+
+    pub fn on_session(&self, state: &mut State, event: SessionEvent, out: &mut Effects) {
+        match event {
+            SessionEvent::Disconnected if state.phase == Phase::Held && !self.trusting => {
+                state.phase = Phase::Suspended;
+                out.observe(Observation::Suspended);
+            }
+            // Back in touch with the same session: check again (step 2).
+            SessionEvent::SyncConnected if state.phase == Phase::Suspended => self.list(state, out),
+            SessionEvent::Expired | SessionEvent::Closed => {
+                match state.phase {
+                    Phase::Held | Phase::Suspended => out.observe(Observation::Lost),
+                    _ if self.is_waiting(state) => out.observe(Observation::GaveUp),
+                    _ => {}
+                }
+                state.phase = Phase::Dead;
+                state.node = None;
+            }
+            _ => {}
+        }
+    }
+
+    /// Blocked in a call: acquiring, releasing or abandoning.
+    pub fn is_busy(&self, state: &State) -> bool {
+        self.is_waiting(state) || matches!(state.phase, Phase::Releasing | Phase::Abandoning)
+    }
+
+    /// Waiting to hold.
+    pub fn is_waiting(&self, state: &State) -> bool {
+        matches!(
+            state.phase,
+            Phase::Creating
+                | Phase::Recovering
+                | Phase::Listing
+                | Phase::Watching(_)
+                | Phase::WaitingForChildren
+        )
+    }
+
+    pub fn claims(&self, state: &State, name: &str) -> bool {
+        state.node.as_deref() == Some(name) && state.phase != Phase::Dead
+    }
+}
+
+/// Every order of `items`: the decision rules are tested on all of them.
+#[cfg(test)]
+pub(crate) fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
+    if items.len() <= 1 {
+        return vec![items.to_vec()];
+    }
+    let mut all = Vec::new();
+    for i in 0..items.len() {
+        let mut rest = items.to_vec();
+        let first = rest.remove(i);
+        for mut tail in permutations(&rest) {
+            tail.insert(0, first.clone());
+            all.push(tail);
+        }
+    }
+    all
+}

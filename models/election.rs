@@ -1,0 +1,464 @@
+//! Leader election (seed 001 "Leader Election", the reference; seed 000 for
+//! the variant its text describes).
+//!
+//! To volunteer to be a leader ([`Command::Volunteer`]):
+//!
+//! 1. Create znode z with path `ELECTION/guid-n_` with both SEQUENCE and
+//!    EPHEMERAL flags (the contender's step 1, with the lock's GUID recovery).
+//! 2. Let C be the children of ELECTION, and i be the sequence number of z.
+//! 3. Watch for changes on `ELECTION/guid-n_j`, where j is the largest
+//!    sequence number such that j < i and n_j is a znode in C ([`decide`]).
+//!
+//! Upon receiving a notification of znode deletion:
+//!
+//! 1. Let C be the new set of children of ELECTION.
+//! 2. If z is the smallest node in C, then execute the leader procedure
+//!    ([`Decision::Holds`]: the client believes it leads).
+//! 3. Otherwise, watch for changes on `ELECTION/guid-n_j`, where j is the
+//!    largest sequence number such that j < i and n_j is a znode in C.
+//!
+//! These are the contender's steps ([`super::contender`]) with the lock's rule
+//! on `n_` names; what is the election's own is its rules, the
+//! acknowledgement, and its properties.
+//!
+//! The seeds' note: "the znode having no preceding znode on the list of
+//! children does not imply that the creator of this znode is aware that it is
+//! the current leader. Applications may consider creating a separate znode to
+//! acknowledge that the leader has executed the leader procedure."
+//! [`Command::Acknowledge`] does that: the leader creates the ephemeral
+//! [`ACK`] znode holding its node's name (after a lost reply, a NODEEXISTS
+//! whose data is its own name is its own acknowledgement; another leader's
+//! is waited out). [`Command::Resign`] deletes the acknowledgement, then the
+//! node.
+//!
+//! Variants ([`Variant`]):
+//! - `guid`: the reference above;
+//! - `watch_smallest`: seed 000's text, "j is the smallest sequence number
+//!   such that j < i" ([`decide_smallest`]);
+//! - `watch_all`: the seeds' "trivial solution": every process watches the
+//!   current smallest znode, the leader's ([`decide_leader`]). The two rules
+//!   are the same function (the smallest j < i *is* the smallest node), which
+//!   the tests prove and the scenarios' equal state counts show;
+//! - `careless_resign`: the reference, but resigning deletes the node before
+//!   the acknowledgement.
+
+use std::sync::Arc;
+
+use stateright::Property;
+
+use super::contender::{decide_by, sequence_after, Contender, Pick};
+pub use super::contender::{Decision, Phase};
+use crate::client::SessionEvent;
+use crate::properties;
+use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
+use crate::scenario::Catalogued;
+use crate::store::{
+    data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
+};
+use crate::world::{World, WorldState};
+
+/// The acknowledgement znode a leader creates once it has executed the leader
+/// procedure.
+pub const ACK: &str = "/leader";
+
+/// The election's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Guid,
+    WatchSmallest,
+    WatchAll,
+    CarelessResign,
+}
+
+/// What the application asks of the election.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Blocks until the client leads.
+    Volunteer,
+    /// The leader acknowledges, through the [`ACK`] znode, that it leads.
+    Acknowledge,
+    /// The leader steps down.
+    Resign,
+}
+
+/// Where the leader is with its acknowledgement.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Ack {
+    None,
+    /// The create of [`ACK`] sent.
+    Creating,
+    /// It answered NODEEXISTS: reading whose it is (with a watch).
+    Checking,
+    /// Another leader's acknowledgement is still there: waiting for it to go.
+    Waiting,
+    /// Ours is there.
+    Done,
+    /// Resigning: its delete sent.
+    Deleting,
+}
+
+/// One client's election state.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    pub contender: super::contender::State,
+    pub ack: Ack,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.contender)?;
+        if self.ack != Ack::None {
+            write!(f, ", ack {:?}", self.ack)?;
+        }
+        Ok(())
+    }
+}
+
+/// Leader election under one variant.
+#[derive(Clone, Debug)]
+pub struct Election {
+    pub variant: Variant,
+    contender: Contender,
+    ack: Path,
+}
+
+impl Election {
+    pub fn new(variant: Variant) -> Election {
+        let rule = match variant {
+            Variant::Guid | Variant::CarelessResign => decide,
+            Variant::WatchSmallest => decide_smallest,
+            Variant::WatchAll => decide_leader,
+        };
+        Election {
+            variant,
+            contender: Contender::new("/election", rule),
+            ack: Path::new(ACK),
+        }
+    }
+
+    fn create_ack(&self, state: &mut State, out: &mut Effects) {
+        let node = state
+            .contender
+            .node
+            .as_deref()
+            .expect("a leader has a node");
+        state.ack = Ack::Creating;
+        out.send(Op::Create {
+            path: self.ack.clone(),
+            data: data(node.as_bytes()),
+            mode: CreateMode::Ephemeral,
+        });
+    }
+
+    fn delete_ack(&self, state: &mut State, out: &mut Effects) {
+        state.ack = Ack::Deleting;
+        out.send(Op::Delete {
+            path: self.ack.clone(),
+            version: ANY_VERSION,
+        });
+    }
+
+    fn on_command(&self, me: Incarnation, state: &mut State, command: Command, out: &mut Effects) {
+        let contender = &self.contender;
+        match command {
+            Command::Volunteer => contender.acquire(me, &mut state.contender, Role::Leader, out),
+            Command::Acknowledge if state.contender.holds() && state.ack == Ack::None => {
+                self.create_ack(state, out)
+            }
+            Command::Acknowledge => {}
+            Command::Resign if state.ack == Ack::Done => {
+                if self.variant == Variant::CarelessResign {
+                    contender.release(&mut state.contender, out);
+                    self.delete_ack(state, out);
+                } else {
+                    self.delete_ack(state, out);
+                    contender.release(&mut state.contender, out);
+                }
+            }
+            Command::Resign => contender.release(&mut state.contender, out),
+        }
+    }
+
+    /// A reply about [`ACK`].
+    fn on_ack_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+        let mine = state.contender.node.clone();
+        match (&state.ack, &op, result) {
+            (Ack::Creating, Op::Create { .. }, Ok(_)) => state.ack = Ack::Done,
+            // Lost: it may have been applied. Create again; a NODEEXISTS will
+            // say whose it is.
+            (Ack::Creating | Ack::Checking | Ack::Deleting, _, Err(ErrorCode::ConnectionLoss)) => {
+                out.send(op)
+            }
+            (Ack::Creating, Op::Create { .. }, Err(ErrorCode::NodeExists)) => {
+                state.ack = Ack::Checking;
+                out.send(Op::GetData {
+                    path: self.ack.clone(),
+                    watch: true,
+                });
+            }
+            (Ack::Checking, Op::GetData { .. }, Ok(Response::Data { data, .. })) => {
+                let ours = data.as_deref() == mine.as_deref().map(str::as_bytes);
+                state.ack = if ours { Ack::Done } else { Ack::Waiting };
+            }
+            // Gone between the create and the read: try again.
+            (Ack::Checking, Op::GetData { .. }, Err(ErrorCode::NoNode)) => {
+                self.create_ack(state, out)
+            }
+            (Ack::Deleting, Op::Delete { .. }, _) => state.ack = Ack::None,
+            // Anything else (the session ended, the leadership was lost on
+            // the way): the acknowledgement is not ours to pursue.
+            _ => {
+                if state.ack != Ack::Done {
+                    state.ack = Ack::None;
+                }
+            }
+        }
+    }
+}
+
+impl Recipe for Election {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State {
+            contender: super::contender::State::new(Role::Leader),
+            ack: Ack::None,
+        }
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        let contender = &self.contender;
+        match input {
+            Input::Command(command) => self.on_command(me, state, command, out),
+            Input::Reply { op, result } if op.path() == Some(&self.ack) => {
+                self.on_ack_reply(state, op, result, out)
+            }
+            Input::Reply { op, result } => {
+                contender.on_reply(me, &mut state.contender, op, result, out)
+            }
+            Input::Watch(event) if event.path == self.ack => {
+                // Another leader's acknowledgement went: ours can go up, if we
+                // still lead.
+                if state.ack == Ack::Waiting && event.kind == EventType::NodeDeleted {
+                    if state.contender.holds() {
+                        self.create_ack(state, out);
+                    } else {
+                        state.ack = Ack::None;
+                    }
+                }
+            }
+            Input::Watch(event) => contender.on_watch(&mut state.contender, &event, out),
+            Input::Session(event) => {
+                if matches!(event, SessionEvent::Expired | SessionEvent::Closed) {
+                    state.ack = Ack::None;
+                }
+                contender.on_session(&mut state.contender, event, out);
+            }
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        self.contender.is_busy(&state.contender)
+            || matches!(
+                state.ack,
+                Ack::Creating | Ack::Checking | Ack::Waiting | Ack::Deleting
+            )
+    }
+
+    fn is_waiting(&self, state: &State) -> bool {
+        self.contender.is_waiting(&state.contender) || state.ack == Ack::Waiting
+    }
+
+    fn directory(&self) -> &Path {
+        &self.contender.dir
+    }
+
+    fn claims(&self, state: &State, name: &str) -> bool {
+        self.contender.claims(&state.contender, name)
+    }
+}
+
+impl Catalogued for Election {
+    const NAME: &'static str = "election";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("guid", Variant::Guid),
+        ("watch_smallest", Variant::WatchSmallest),
+        ("watch_all", Variant::WatchAll),
+        ("careless_resign", Variant::CarelessResign),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] = &[
+        ("volunteer", Command::Volunteer),
+        ("acknowledge", Command::Acknowledge),
+        ("resign", Command::Resign),
+    ];
+
+    fn build(variant: Variant) -> Election {
+        Election::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<Election>>> {
+        vec![
+            Property::always("one_leader", properties::mutual_exclusion),
+            Property::always("herd_avoidance", properties::herd_avoidance),
+            Property::always("leader_exists", leader_exists),
+            Property::always(
+                "acknowledged_leader_is_smallest",
+                acknowledged_leader_is_smallest,
+            ),
+            Property::sometimes("someone_elected", properties::someone_acquired),
+            Property::sometimes("waiter_woken", properties::waiter_woken),
+            Property::sometimes("leader_acknowledged", leader_acknowledged),
+        ]
+    }
+}
+
+/// The live election nodes (owned by a session the server has not ended),
+/// smallest sequence number first, with their owners.
+fn live_nodes(state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
+    let store = &state.net.store;
+    let dir = Path::new("/election");
+    let mut nodes: Vec<(Token, Arc<str>, i64)> = store
+        .children(&dir)
+        .into_iter()
+        .filter_map(|name| {
+            let sequence = sequence(&name)?;
+            let owner = store.stat(&dir.child(&name))?.ephemeral_owner;
+            store.is_alive(owner).then_some((sequence, name, owner))
+        })
+        .collect();
+    nodes.sort();
+    nodes
+}
+
+/// After faults stop, a leader exists: in a state where nothing but a fault
+/// can happen, the owner of the smallest live node believes it leads (or no
+/// live node is left). Checked on quiescent states, soundly, for the reason
+/// [`properties::no_orphan_no_deadlock`] gives.
+pub fn leader_exists(world: &World<Election>, state: &WorldState<State>) -> bool {
+    if !world.is_quiescent(state) {
+        return true;
+    }
+    let Some((_, _, owner)) = live_nodes(state).into_iter().next() else {
+        return true;
+    };
+    world
+        .client_of(state, owner)
+        .is_some_and(|client| state.history.holding[client].is_some())
+}
+
+/// Whoever reads the acknowledgement learns the truth: while [`ACK`] exists,
+/// the session that created it owns the smallest live election node.
+pub fn acknowledged_leader_is_smallest(_: &World<Election>, state: &WorldState<State>) -> bool {
+    let Some(stat) = state.net.store.stat(&Path::new(ACK)) else {
+        return true;
+    };
+    live_nodes(state)
+        .first()
+        .is_some_and(|(_, _, owner)| *owner == stat.ephemeral_owner)
+}
+
+/// A leader acknowledged (the partner of the acknowledgement's truth).
+pub fn leader_acknowledged(_: &World<Election>, state: &WorldState<State>) -> bool {
+    state.net.store.exists(&Path::new(ACK))
+}
+
+/// The sequence number of an election node name: what follows its last `n_`.
+pub fn sequence(name: &str) -> Option<Token> {
+    sequence_after(name, "n_")
+}
+
+/// The reference's steps 2 and 3 (seed 001): lead if our node is the
+/// smallest, else watch the largest j < i. The lock's rule on `n_` names.
+pub fn decide(children: &[Arc<str>], mine: &str) -> Decision {
+    decide_by(children, mine, parse, |_, _| true, Pick::Next)
+}
+
+/// Seed 000's text: watch the *smallest* j < i.
+pub fn decide_smallest(children: &[Arc<str>], mine: &str) -> Decision {
+    decide_by(children, mine, parse, |_, _| true, Pick::Lowest)
+}
+
+/// The "trivial solution": everyone watches the current smallest znode (the
+/// leader's), whatever its own place. Written from the seed's words, not
+/// through [`decide_by`], so that the tests compare two formulations.
+pub fn decide_leader(children: &[Arc<str>], mine: &str) -> Decision {
+    if sequence(mine).is_none() || !children.iter().any(|name| &**name == mine) {
+        return Decision::Missing;
+    }
+    let smallest = children
+        .iter()
+        .filter_map(|name| sequence(name).map(|sequence| (sequence, name)))
+        .min_by_key(|(sequence, _)| *sequence)
+        .map(|(_, name)| name.clone())
+        .expect("our node is among them");
+    if &*smallest == mine {
+        Decision::Holds
+    } else {
+        Decision::Watch(smallest)
+    }
+}
+
+fn parse(name: &str) -> Option<(Role, Token)> {
+    sequence(name).map(|sequence| (Role::Leader, sequence))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::contender::permutations;
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<Arc<str>> {
+        list.iter().map(|name| Arc::from(*name)).collect()
+    }
+
+    /// Every order of every subset of five nodes, each present node ours: the
+    /// reference watches the next node down, seed 000's rule and the trivial
+    /// solution both watch the smallest, and those two never differ.
+    #[test]
+    fn the_rules_on_every_subset_and_order() {
+        let all = [
+            "c3-n_0000000000",
+            "c0-n_0000000001",
+            "c4-n_0000000002",
+            "c1-n_0000000003",
+            "c2-n_0000000004",
+        ];
+        let mut cases = 0;
+        for mask in 1u32..32 {
+            let present: Vec<&str> = (0..5)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| all[i])
+                .collect();
+            for order in permutations(&present) {
+                let children = names(&order);
+                for (rank, mine) in present.iter().enumerate() {
+                    let (next, smallest) = if rank == 0 {
+                        (Decision::Holds, Decision::Holds)
+                    } else {
+                        (
+                            Decision::Watch(Arc::from(present[rank - 1])),
+                            Decision::Watch(Arc::from(present[0])),
+                        )
+                    };
+                    assert_eq!(decide(&children, mine), next, "{order:?} {mine}");
+                    assert_eq!(decide_smallest(&children, mine), smallest);
+                    assert_eq!(decide_leader(&children, mine), smallest);
+                    cases += 1;
+                }
+            }
+        }
+        // The sum over subsets of size k of k! orders times k choices of ours.
+        assert_eq!(cases, 1305);
+    }
+
+    #[test]
+    fn the_rules_report_our_node_missing_and_ignore_strangers() {
+        let children = names(&["c1-n_0000000001", "leader"]);
+        for rule in [decide, decide_smallest, decide_leader] {
+            assert_eq!(rule(&children, "c0-n_0000000000"), Decision::Missing);
+            assert_eq!(rule(&children, "c1-n_0000000001"), Decision::Holds);
+        }
+    }
+}

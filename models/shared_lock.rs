@@ -1,0 +1,324 @@
+//! The shared (read/write) lock (seed 000 "Shared Locks"; seed 001 adds the
+//! GUID to the names and the lost-reply handling of the lock).
+//!
+//! Obtaining a read lock:
+//!
+//! 1. Call `create()` to create a node with pathname `_locknode_/guid-read-`,
+//!    with the sequence and ephemeral flags ([`Command::Read`]).
+//! 2. Call `getChildren()` on the lock node without setting the watch flag.
+//! 3. If there are no children with a pathname starting with `write-` and a
+//!    lower sequence number than the node created in step 1, the client has
+//!    the lock ([`decide`]: [`Decision::Holds`]).
+//! 4. Otherwise call `exists()`, with the watch flag, on the node in the lock
+//!    directory with pathname starting with `write-` having the next lowest
+//!    sequence number ([`decide`]: [`Decision::Watch`]).
+//! 5. If `exists()` returns false, go to step 2. Otherwise wait for a
+//!    notification for the pathname from the previous step before going to
+//!    step 2.
+//!
+//! Obtaining a write lock ([`Command::Write`]) is the exclusive lock with
+//! `write-` names: step 3 holds if there is no child with a lower sequence
+//! number at all, step 4 watches the next lowest node of either kind.
+//!
+//! The seed's note: "It might appear that this recipe creates a herd effect:
+//! when there is a large group of clients waiting for a read lock, and all
+//! getting notified more or less simultaneously when the `write-` node with
+//! the lowest sequence number is deleted. In fact, that's valid behavior: as
+//! all those waiting reader clients should be released since they have the
+//! lock." [`SharedLock::released_together`] tells the herd property exactly
+//! that, and nothing more.
+//!
+//! The steps themselves are the contender's ([`super::contender`]); what is the
+//! shared lock's own is the rule [`decide`], the variants, and its properties.
+//!
+//! Variants ([`Variant`]):
+//! - `guid`: the reference above, with the lock's GUID recovery and careful
+//!   session handling;
+//! - `lowest_write`: a reader watches the *lowest* `write-` node below it
+//!   rather than the next lower one (a misreading of step 4);
+//! - `herd`: waiters list the children *with* a watch and wake on every change.
+
+use std::sync::Arc;
+
+use stateright::Property;
+
+use super::contender::{decide_by, sequence_after, Contender, Pick};
+pub use super::contender::{Decision, Phase, State};
+use crate::properties;
+use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
+use crate::scenario::Catalogued;
+use crate::store::Path;
+use crate::world::World;
+
+/// The shared lock's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Guid,
+    LowestWrite,
+    Herd,
+}
+
+/// What the application asks of the shared lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Blocks until a read lock is held.
+    Read,
+    /// Blocks until the write lock is held.
+    Write,
+    /// A writer writes to the protected resource; a reader reads it.
+    Work,
+    Release,
+}
+
+/// The shared lock under one variant.
+#[derive(Clone, Debug)]
+pub struct SharedLock {
+    pub variant: Variant,
+    pub(crate) contender: Contender,
+}
+
+impl SharedLock {
+    pub fn new(variant: Variant) -> SharedLock {
+        let rule = match variant {
+            Variant::LowestWrite => decide_lowest_write,
+            Variant::Guid | Variant::Herd => decide,
+        };
+        let mut contender = Contender::new("/lock", rule);
+        contender.herd = variant == Variant::Herd;
+        SharedLock { variant, contender }
+    }
+}
+
+impl Recipe for SharedLock {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State::new(Role::Read)
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        let contender = &self.contender;
+        match input {
+            Input::Command(Command::Read) => contender.acquire(me, state, Role::Read, out),
+            Input::Command(Command::Write) => contender.acquire(me, state, Role::Write, out),
+            // Reading changes nothing the properties follow.
+            Input::Command(Command::Work) if state.role == Role::Write => {
+                contender.work(state, out)
+            }
+            Input::Command(Command::Work) => {}
+            Input::Command(Command::Release) => contender.release(state, out),
+            Input::Reply { op, result } => contender.on_reply(me, state, op, result, out),
+            Input::Watch(event) => contender.on_watch(state, &event, out),
+            Input::Session(event) => contender.on_session(state, event, out),
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        self.contender.is_busy(state)
+    }
+
+    fn is_waiting(&self, state: &State) -> bool {
+        self.contender.is_waiting(state)
+    }
+
+    fn directory(&self) -> &Path {
+        &self.contender.dir
+    }
+
+    fn claims(&self, state: &State, name: &str) -> bool {
+        self.contender.claims(state, name)
+    }
+
+    /// A waiting reader whose node no `write-` node precedes any more: the
+    /// deletion released it, with every other such reader. Judged by the
+    /// reference rule whatever the variant, since the question is whether it
+    /// may go, not whether it knows.
+    fn released_together(&self, state: &State, children: &[Arc<str>]) -> bool {
+        state.role == Role::Read
+            && state
+                .node
+                .as_deref()
+                .is_some_and(|node| decide(children, node) == Decision::Holds)
+    }
+}
+
+impl Catalogued for SharedLock {
+    const NAME: &'static str = "shared_lock";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("guid", Variant::Guid),
+        ("lowest_write", Variant::LowestWrite),
+        ("herd", Variant::Herd),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] = &[
+        ("read", Command::Read),
+        ("write", Command::Write),
+        ("work", Command::Work),
+        ("release", Command::Release),
+    ];
+
+    fn build(variant: Variant) -> SharedLock {
+        SharedLock::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<SharedLock>>> {
+        properties()
+    }
+}
+
+/// What the shared lock promises, each `always` with its `sometimes` partner.
+pub fn properties<R: Recipe>() -> Vec<Property<World<R>>> {
+    vec![
+        Property::always("writer_exclusion", properties::writer_exclusion),
+        Property::always("herd_avoidance", properties::herd_avoidance),
+        Property::always("no_orphan_no_deadlock", properties::no_orphan_no_deadlock),
+        Property::sometimes("writer_acquired", properties::writer_acquired),
+        Property::sometimes("readers_share", properties::readers_share),
+        Property::sometimes("waiter_woken", properties::waiter_woken),
+    ]
+}
+
+/// A lock node's kind and sequence number, or `None` for another child.
+pub fn parse(name: &str) -> Option<(Role, Token)> {
+    if let Some(sequence) = sequence_after(name, "write-") {
+        return Some((Role::Write, sequence));
+    }
+    sequence_after(name, "read-").map(|sequence| (Role::Read, sequence))
+}
+
+/// Steps 3 and 4 for both kinds, as a pure function of the children (in any
+/// order) and our node's name, whose kind says which rule applies: a reader
+/// waits for the next lower `write-` node, a writer for the next lower node of
+/// either kind. Children that are not lock nodes are ignored.
+pub fn decide(children: &[Arc<str>], mine: &str) -> Decision {
+    decide_by(children, mine, parse, blocks, Pick::Next)
+}
+
+/// The `lowest_write` variant: a reader waits for the lowest `write-` node
+/// below it; a writer as in [`decide`].
+pub fn decide_lowest_write(children: &[Arc<str>], mine: &str) -> Decision {
+    match parse(mine) {
+        Some((Role::Read, _)) => decide_by(children, mine, parse, blocks, Pick::Lowest),
+        _ => decide(children, mine),
+    }
+}
+
+/// Whom a lower node blocks: a writer waits for everyone, a reader only for
+/// writers.
+fn blocks(ours: Role, theirs: Role) -> bool {
+    ours == Role::Write || theirs == Role::Write
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::contender::permutations;
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<Arc<str>> {
+        list.iter().map(|name| Arc::from(*name)).collect()
+    }
+
+    /// Every order of every subset of six nodes (three of each kind,
+    /// interleaved), with each present node as ours: the rules against a
+    /// definition written the other way round (scanning the sequence numbers
+    /// downwards from ours).
+    #[test]
+    fn decide_matches_the_seed_for_every_subset_and_order() {
+        let all = [
+            "c0-write-0000000000",
+            "c1-read-0000000001",
+            "c2-read-0000000002",
+            "c3-write-0000000003",
+            "c4-read-0000000004",
+            "c5-write-0000000005",
+        ];
+        let mut cases = 0;
+        for mask in 1u32..64 {
+            let present: Vec<&str> = (0..6)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| all[i])
+                .collect();
+            for order in permutations(&present) {
+                let children = names(&order);
+                for (rank, mine) in present.iter().enumerate() {
+                    // `present` is sorted by sequence: scan downwards.
+                    let below = &present[..rank];
+                    let writer = mine.contains("write-");
+                    let next = below
+                        .iter()
+                        .rev()
+                        .find(|name| writer || name.contains("write-"));
+                    let lowest_write = below.iter().find(|name| name.contains("write-"));
+                    let expect = |found: Option<&&str>| match found {
+                        None => Decision::Holds,
+                        Some(name) => Decision::Watch(Arc::from(*name)),
+                    };
+                    assert_eq!(decide(&children, mine), expect(next), "{order:?} {mine}");
+                    let lowest = if writer { next } else { lowest_write };
+                    assert_eq!(
+                        decide_lowest_write(&children, mine),
+                        expect(lowest),
+                        "{order:?} {mine}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        // The sum over subsets of size k of k! orders times k choices of ours.
+        assert_eq!(cases, 9786);
+    }
+
+    #[test]
+    fn readers_share_and_writers_wait_for_everyone_below() {
+        let children = names(&[
+            "c0-read-0000000000",
+            "c1-read-0000000001",
+            "c2-write-0000000002",
+            "c3-read-0000000003",
+        ]);
+        assert_eq!(decide(&children, "c1-read-0000000001"), Decision::Holds);
+        assert_eq!(
+            decide(&children, "c2-write-0000000002"),
+            Decision::Watch(Arc::from("c1-read-0000000001"))
+        );
+        assert_eq!(
+            decide(&children, "c3-read-0000000003"),
+            Decision::Watch(Arc::from("c2-write-0000000002"))
+        );
+    }
+
+    #[test]
+    fn lowest_write_watches_the_first_writer_not_the_nearest() {
+        let children = names(&[
+            "c0-write-0000000000",
+            "c1-write-0000000001",
+            "c2-read-0000000002",
+        ]);
+        assert_eq!(
+            decide(&children, "c2-read-0000000002"),
+            Decision::Watch(Arc::from("c1-write-0000000001"))
+        );
+        assert_eq!(
+            decide_lowest_write(&children, "c2-read-0000000002"),
+            Decision::Watch(Arc::from("c0-write-0000000000"))
+        );
+    }
+
+    #[test]
+    fn decide_reports_our_node_missing_and_ignores_strangers() {
+        let children = names(&["c1-write-0000000001", "readme"]);
+        assert_eq!(decide(&children, "c0-read-0000000000"), Decision::Missing);
+        assert_eq!(decide(&children, "c0-lock-0000000000"), Decision::Missing);
+        let children = names(&["readme", "c0-write-0000000004"]);
+        assert_eq!(decide(&children, "c0-write-0000000004"), Decision::Holds);
+    }
+
+    #[test]
+    fn parse_reads_kind_and_sequence() {
+        assert_eq!(parse("c0-read-0000000012"), Some((Role::Read, 12)));
+        assert_eq!(parse("c1r1-write--000000004"), Some((Role::Write, -4)));
+        assert_eq!(parse("c0-lock-0000000001"), None);
+        assert_eq!(parse("c0-read-"), None);
+    }
+}
