@@ -69,14 +69,19 @@ pub struct Tenure {
 
 /// The protected resource the lock guards. It accepts writes; a fenced one
 /// refuses a sequencer older than the highest it has seen.
+///
+/// Holders are ordered by their tokens, the order in which ZooKeeper granted
+/// them (the sequence numbers of their nodes), not by when each came to
+/// believe it holds: a client acting on a stale listing may believe later
+/// than a holder granted after it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Resource {
-    /// The newest tenure whose write it accepted.
-    pub newest: Option<u8>,
+    /// The token of the newest holder whose write it accepted.
+    pub newest: Option<Token>,
     /// The highest sequencer it was handed.
     pub highest_sequencer: Option<Token>,
-    /// It accepted a write from a tenure older than one it had already
-    /// accepted a write from: two holders' writes interleaved.
+    /// It accepted a write from a holder granted before one whose write it
+    /// had already accepted: a stale holder's write landed on a newer one's.
     pub interleaved: bool,
 }
 
@@ -91,10 +96,10 @@ impl Resource {
             }
             self.highest_sequencer = Some(sequencer);
         }
-        if self.newest.is_some_and(|newest| tenure.index < newest) {
+        if self.newest.is_some_and(|newest| tenure.token < newest) {
             self.interleaved = true;
         }
-        self.newest = self.newest.max(Some(tenure.index));
+        self.newest = self.newest.max(Some(tenure.token));
     }
 }
 
@@ -265,6 +270,17 @@ impl<R: Recipe> World<R> {
                 continue;
             };
             if !waiting(client) {
+                continue;
+            }
+            // Told that its own node went (someone else deleted it): it is
+            // not waiting for that, so it is neither woken nor in a herd.
+            let dir = self.recipe.directory();
+            if notification.deleted.as_ref().is_some_and(|deleted| {
+                deleted.is_child_of(dir)
+                    && self
+                        .recipe
+                        .claims(&state.processes[client].recipe, deleted.name())
+            }) {
                 continue;
             }
             state.history.woken = true;
