@@ -196,6 +196,10 @@ pub struct Contender {
     /// Hand the node's sequence number to the protected resource with each
     /// write (seed 002's sequencer).
     pub fenced: bool,
+    /// When a listing no longer shows our node (someone else deleted it while
+    /// our session lives), queue again with a new node; otherwise take it as
+    /// taken away ([`Contender::node_lost`]), as a revocable lock must.
+    pub recreate_missing: bool,
 }
 
 impl Contender {
@@ -209,6 +213,7 @@ impl Contender {
             try_once: false,
             trusting: false,
             fenced: false,
+            recreate_missing: true,
         }
     }
 
@@ -332,8 +337,9 @@ impl Contender {
                 state.phase = Phase::Watching(node);
             }
             // Our node is gone while our session lives (someone deleted it):
-            // start again from step 1.
-            Decision::Missing => self.create(me, state, out),
+            // start again from step 1, or accept that it was taken away.
+            Decision::Missing if self.recreate_missing => self.create(me, state, out),
+            Decision::Missing => self.node_lost(state, out),
         }
     }
 

@@ -140,6 +140,9 @@ impl RevocableLock {
     pub fn new(variant: Variant) -> RevocableLock {
         let mut lock = SharedLock::new(shared_lock::Variant::Guid);
         lock.contender.fenced = variant == Variant::Fenced;
+        // A node that vanished was revoked (the laser): give up, do not queue
+        // again behind the holder it was revoked for.
+        lock.contender.recreate_missing = false;
         RevocableLock { variant, lock }
     }
 
