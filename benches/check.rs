@@ -21,6 +21,11 @@
 //!   `Scenario::check` also spends time searching for its shortest
 //!   counterexample (about as long as the check itself, here).
 //!
+//! - `recipes/{shared_lock,revocable_lock,election}`: one reference scenario
+//!   per recipe beside the lock, three clients, no fault (each file's text is
+//!   below): readers and a writer; two writers and a revoker; three volunteers
+//!   who acknowledge and resign.
+//!
 //! Each benchmark takes at least twelve checks (the count, one warm-up, ten
 //! samples). `expiry/3` (1,706,218 unique states, 15 to 20 s a check, so three
 //! to four minutes) runs only with `ZOOCHECK_BENCH_LARGE=1`; without it the
@@ -133,6 +138,72 @@ fn scenario(config: &Config) -> Scenario {
     .unwrap_or_else(|error| panic!("bench scenario {name}: {error}"))
 }
 
+/// The other recipes' reference scenarios, three clients, no fault.
+fn recipe_scenarios() -> Vec<(&'static str, Scenario)> {
+    let files = [
+        (
+            "shared_lock",
+            r#"recipe = "shared_lock"
+variant = "guid"
+clients = 3
+scripts = [["read", "work", "release"], ["write", "work", "release"], ["read", "work", "release"]]
+[expect]
+writer_exclusion = "holds"
+herd_avoidance = "holds"
+no_orphan_no_deadlock = "holds"
+writer_acquired = "reached"
+readers_share = "reached"
+waiter_woken = "reached""#,
+        ),
+        (
+            "revocable_lock",
+            r#"recipe = "revocable_lock"
+variant = "guid"
+clients = 3
+scripts = [["write", "work"], ["write", "work"], ["revoke"]]
+[expect]
+writer_exclusion = "holds"
+resource_safety = "holds"
+herd_avoidance = "holds"
+no_orphan_no_deadlock = "holds"
+revoke_honoured = "holds"
+no_missed_revoke = "holds"
+writer_acquired = "reached"
+waiter_woken = "reached"
+revoke_seen = "reached"
+revoke_before_watch = "reached""#,
+        ),
+        (
+            "election",
+            r#"recipe = "election"
+variant = "guid"
+clients = 3
+script = ["volunteer", "acknowledge", "resign"]
+[expect]
+one_leader = "holds"
+herd_avoidance = "holds"
+leader_exists = "holds"
+acknowledged_leader_is_smallest = "holds"
+someone_elected = "reached"
+waiter_woken = "reached"
+leader_acknowledged = "reached""#,
+        ),
+    ];
+    files
+        .into_iter()
+        .map(|(recipe, body)| {
+            let text = format!("description = \"bench\"\n{body}\n");
+            let scenario = Scenario::parse(
+                &text,
+                Path::new(&format!("benches/{recipe}.toml")),
+                &format!("bench/{recipe}"),
+            )
+            .unwrap_or_else(|error| panic!("bench scenario {recipe}: {error}"));
+            (recipe, scenario)
+        })
+        .collect()
+}
+
 fn check(c: &mut Criterion) {
     let large = std::env::var_os("ZOOCHECK_BENCH_LARGE").is_some_and(|v| v != "0" && !v.is_empty());
     let mut group = c.benchmark_group("check");
@@ -141,16 +212,21 @@ fn check(c: &mut Criterion) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(3));
+    let mut benches = Vec::new();
     for config in configs() {
-        let id = BenchmarkId::new(config.kind, config.clients);
+        let label = format!("{}/{}", config.kind, config.clients);
         if config.large && !large {
-            eprintln!(
-                "check/{}/{}: skipped (set ZOOCHECK_BENCH_LARGE=1)",
-                config.kind, config.clients
-            );
+            eprintln!("check/{label}: skipped (set ZOOCHECK_BENCH_LARGE=1)");
             continue;
         }
-        let scenario = scenario(&config);
+        let id = BenchmarkId::new(config.kind, config.clients);
+        benches.push((label, id, scenario(&config)));
+    }
+    for (recipe, scenario) in recipe_scenarios() {
+        let id = BenchmarkId::new("recipes", recipe);
+        benches.push((format!("recipes/{recipe}"), id, scenario));
+    }
+    for (label, id, scenario) in benches {
         let options = CheckOptions::default();
         // One check first, for the element count (unique states).
         let started = Instant::now();
@@ -161,10 +237,9 @@ fn check(c: &mut Criterion) {
             "{}: the search was cut short",
             scenario.name
         );
+        assert!(outcome.as_expected(), "{}: not as expected", scenario.name);
         eprintln!(
-            "check/{}/{}: {} unique states, {} visited, max depth {}; one check {:.3} s ({:.0} unique states/s)",
-            config.kind,
-            config.clients,
+            "check/{label}: {} unique states, {} visited, max depth {}; one check {:.3} s ({:.0} unique states/s)",
             outcome.unique_states,
             outcome.states,
             outcome.max_depth,
