@@ -171,6 +171,14 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// does not claim it is an orphan.
     fn claims(&self, state: &Self::State, name: &str) -> bool;
 
+    /// Whether a notification to this client counts as waking a waiter, for
+    /// herd avoidance and its partner: by default, whether it is waiting. A
+    /// recipe whose clients also wait for other things (a revoker waiting for
+    /// a holder to appear) counts only those waiting for their turn.
+    fn counts_in_herd(&self, state: &Self::State) -> bool {
+        self.is_waiting(state)
+    }
+
     /// Whether this waiting client, woken by a deletion that leaves
     /// `children` in [`Recipe::directory`], is one of a group the recipe means
     /// to wake together, so that waking it with others is no herd. The shared

@@ -262,7 +262,7 @@ impl<R: Recipe> World<R> {
     pub(crate) fn wake(&self, state: &mut WorldState<R::State>, fired: &[Notification]) {
         let waiting = |client: ClientId| {
             state.processes[client].status != Status::Crashed
-                && self.recipe.is_waiting(&state.processes[client].recipe)
+                && self.recipe.counts_in_herd(&state.processes[client].recipe)
         };
         let mut by_deletion: Vec<(&crate::store::Path, BTreeSet<ClientId>)> = Vec::new();
         for notification in fired {
