@@ -200,9 +200,13 @@ impl Election {
                 let ours = data.as_deref() == mine.as_deref().map(str::as_bytes);
                 state.ack = if ours { Ack::Done } else { Ack::Waiting };
             }
-            // Gone between the create and the read: try again.
+            // Gone between the create and the read: try again, if we lead.
             (Ack::Checking, Op::GetData { .. }, Err(ErrorCode::NoNode)) => {
-                self.create_ack(state, out)
+                if state.contender.holds() {
+                    self.create_ack(state, out)
+                } else {
+                    state.ack = Ack::None;
+                }
             }
             (Ack::Deleting, Op::Delete { .. }, _) => state.ack = Ack::None,
             // Anything else (the session ended, the leadership was lost on
