@@ -320,9 +320,9 @@ impl Catalogued for Election {
 
 /// The live election nodes (owned by a session the server has not ended),
 /// smallest sequence number first, with their owners.
-fn live_nodes(state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
+fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
     let store = &state.net.store;
-    let dir = Path::new("/election");
+    let dir = world.recipe.directory();
     let mut nodes: Vec<(Token, Arc<str>, i64)> = store
         .children(&dir)
         .into_iter()
@@ -344,7 +344,7 @@ pub fn leader_exists(world: &World<Election>, state: &WorldState<State>) -> bool
     if !world.is_quiescent(state) {
         return true;
     }
-    let Some((_, _, owner)) = live_nodes(state).into_iter().next() else {
+    let Some((_, _, owner)) = live_nodes(world, state).into_iter().next() else {
         return true;
     };
     world
@@ -354,18 +354,18 @@ pub fn leader_exists(world: &World<Election>, state: &WorldState<State>) -> bool
 
 /// Whoever reads the acknowledgement learns the truth: while [`ACK`] exists,
 /// the session that created it owns the smallest live election node.
-pub fn acknowledged_leader_is_smallest(_: &World<Election>, state: &WorldState<State>) -> bool {
-    let Some(stat) = state.net.store.stat(&Path::new(ACK)) else {
+pub fn acknowledged_leader_is_smallest(world: &World<Election>, state: &WorldState<State>) -> bool {
+    let Some(stat) = state.net.store.stat(&world.recipe.ack) else {
         return true;
     };
-    live_nodes(state)
+    live_nodes(world, state)
         .first()
         .is_some_and(|(_, _, owner)| *owner == stat.ephemeral_owner)
 }
 
 /// A leader acknowledged (the partner of the acknowledgement's truth).
-pub fn leader_acknowledged(_: &World<Election>, state: &WorldState<State>) -> bool {
-    state.net.store.exists(&Path::new(ACK))
+pub fn leader_acknowledged(world: &World<Election>, state: &WorldState<State>) -> bool {
+    state.net.store.exists(&world.recipe.ack)
 }
 
 /// The sequence number of an election node name: what follows its last `n_`.
