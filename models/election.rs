@@ -298,7 +298,7 @@ impl Catalogued for Election {
         ("resign", Command::Resign),
     ];
 
-    fn build(variant: Variant) -> Election {
+    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> Election {
         Election::new(variant)
     }
 

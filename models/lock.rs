@@ -160,7 +160,7 @@ impl Catalogued for Lock {
         ("release", Command::Release),
     ];
 
-    fn build(variant: Variant) -> Lock {
+    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> Lock {
         Lock::new(variant)
     }
 

@@ -395,7 +395,7 @@ impl Catalogued for RevocableLock {
         ("force", Command::Force),
     ];
 
-    fn build(variant: Variant) -> RevocableLock {
+    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> RevocableLock {
         RevocableLock::new(variant)
     }
 

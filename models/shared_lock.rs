@@ -158,7 +158,7 @@ impl Catalogued for SharedLock {
         ("release", Command::Release),
     ];
 
-    fn build(variant: Variant) -> SharedLock {
+    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> SharedLock {
         SharedLock::new(variant)
     }
 

@@ -102,8 +102,8 @@ impl Fault {
         *state.spent.count(self) += 1;
         match *self {
             Fault::Crash { client, applied } => {
-                let fired = state.net.break_connection(client, usize::from(applied));
-                world.wake(state, &fired);
+                let served = state.net.break_connection(client, usize::from(applied));
+                world.applied(state, client, &served);
                 state.net.forget_link(client);
                 state.dead_sessions.insert(state.net.session(client));
                 let process = &mut state.processes[client];
@@ -127,16 +127,16 @@ impl Fault {
             }
             Fault::Pause { client } => state.processes[client].status = Status::Paused,
             Fault::Disconnect { client, applied } => {
-                let fired = state.net.break_connection(client, usize::from(applied));
-                world.wake(state, &fired);
+                let served = state.net.break_connection(client, usize::from(applied));
+                world.applied(state, client, &served);
             }
             Fault::Expire { client } => {
                 let fired = state.net.expire(client);
                 world.wake(state, &fired);
             }
             Fault::LoseReply { client } => {
-                let fired = state.net.break_connection(client, 1);
-                world.wake(state, &fired);
+                let served = state.net.break_connection(client, 1);
+                world.applied(state, client, &served);
             }
         }
     }

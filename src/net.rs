@@ -22,7 +22,7 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 
 use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
-use crate::store::{Notification, Op, SessionId, Store, StoreConfig};
+use crate::store::{Notification, Op, OpResult, SessionId, Store, StoreConfig};
 
 /// Index of a client in a [`Net`].
 pub type ClientId = usize;
@@ -37,6 +37,15 @@ pub struct Link {
     /// The connection is gone but the client has not noticed yet: until it
     /// does (its next [`Net::deliver`]), it still believes it is connected.
     pub broken: bool,
+}
+
+/// One request the server applied for a client: the request, its result
+/// (which the client may never read) and the notifications it fired.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Served {
+    pub op: Op,
+    pub result: OpResult,
+    pub notifications: Vec<Notification>,
 }
 
 /// The server, its clients and their connections. Each client and each link
@@ -87,8 +96,8 @@ impl Net {
     }
 
     /// The server serves client `id`'s oldest request, if there is one, and
-    /// answers the notifications it fired.
-    pub fn serve(&mut self, id: ClientId) -> Option<Vec<Notification>> {
+    /// answers what it applied.
+    pub fn serve(&mut self, id: ClientId) -> Option<Served> {
         if self.links[id].up.is_empty() {
             return None;
         }
@@ -98,9 +107,13 @@ impl Net {
         self.link_mut(id).down.push_back(ServerMessage::Reply {
             xid: request.xid,
             zxid: applied.zxid,
-            result: applied.result,
+            result: applied.result.clone(),
         });
-        Some(applied.notifications)
+        Some(Served {
+            op: request.op,
+            result: applied.result,
+            notifications: applied.notifications,
+        })
     }
 
     /// Client `id` reads the next message on its connection; once it has read
@@ -151,24 +164,27 @@ impl Net {
     /// `applied` requests in flight: those are applied (and fire their watches
     /// for other sessions), their replies are lost, and the rest never arrive.
     /// Everything the client had not read is lost too. The client notices at
-    /// its next [`Net::deliver`]. Answers the notifications the applied
-    /// requests fired.
-    pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Notification> {
+    /// its next [`Net::deliver`]. Answers what the server applied.
+    pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Served> {
         let session = self.session(id);
         let received = applied.min(self.links[id].up.len());
-        let mut fired = Vec::new();
         let requests: Vec<Request> = self.link_mut(id).up.drain(..received).collect();
+        let mut served = Vec::with_capacity(requests.len());
         for request in requests {
             let applied = self.store.apply(session, &request.op);
             self.route(&applied.notifications);
-            fired.extend(applied.notifications);
+            served.push(Served {
+                op: request.op,
+                result: applied.result,
+                notifications: applied.notifications,
+            });
         }
         self.links[id] = Arc::new(Link {
             broken: true,
             ..Link::default()
         });
         self.store.disconnect(session);
-        fired
+        served
     }
 
     /// [`Net::break_connection`], noticed at once: the client sees

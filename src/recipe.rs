@@ -116,6 +116,69 @@ pub enum Observation {
     /// The application wrote to the protected resource, handing it its
     /// sequencer when the recipe is fenced.
     Used { sequencer: Option<Token> },
+    /// The server created the client's node in the recipe's directory (a
+    /// barrier participant's, a group member's), whether or not the client
+    /// heard back. A server fact: only [`Recipe::served`] reports it.
+    Joined,
+    /// The server put `item` on the queue (a producer's create), whether or
+    /// not the producer heard back. A server fact: only [`Recipe::served`]
+    /// reports it.
+    Enqueued { item: Item },
+    /// The client took `item` off the queue (its delete succeeded) and hands
+    /// it to the application.
+    Consumed { item: Item },
+    /// A two-phase-commit site voted to commit or to abort.
+    Voted { commit: bool },
+    /// A two-phase-commit participant decided the transaction's outcome.
+    Decided { commit: bool },
+}
+
+/// A queue item: which client produced it and which of that producer's puts
+/// it is (0 for its first). Its bytes, the znode's data, read `c0.1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Item {
+    pub producer: u8,
+    pub serial: u8,
+}
+
+impl Item {
+    /// The most items the history can tell apart: four producers (the
+    /// scenario's client limit) with eight puts each (its script limit).
+    pub const PRODUCERS: u8 = 4;
+    pub const SERIALS: u8 = 8;
+
+    pub fn new(producer: ClientId, serial: usize) -> Item {
+        assert!(producer < usize::from(Item::PRODUCERS) && serial < usize::from(Item::SERIALS));
+        Item {
+            producer: producer as u8,
+            serial: serial as u8,
+        }
+    }
+
+    /// The znode data that carries the item.
+    pub fn bytes(self) -> Vec<u8> {
+        self.to_string().into_bytes()
+    }
+
+    /// The item a znode's data carries, if it carries one.
+    pub fn parse(bytes: &[u8]) -> Option<Item> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let (producer, serial) = text.strip_prefix('c')?.split_once('.')?;
+        let (producer, serial) = (producer.parse().ok()?, serial.parse().ok()?);
+        (producer < usize::from(Item::PRODUCERS) && serial < usize::from(Item::SERIALS))
+            .then(|| Item::new(producer, serial))
+    }
+
+    /// Its bit in a set of items ([`crate::world::Items`]).
+    pub fn bit(self) -> u32 {
+        1 << (self.producer * Item::SERIALS + self.serial)
+    }
+}
+
+impl std::fmt::Display for Item {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "c{}.{}", self.producer, self.serial)
+    }
 }
 
 /// What a recipe does in answer to one input.
@@ -187,6 +250,16 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// every other recipe wakes one client per deletion.
     fn released_together(&self, _state: &Self::State, _children: &[Arc<str>]) -> bool {
         false
+    }
+
+    /// What the server's applying `op` for this client (with `result`) means
+    /// for the recipe's promise, whether or not the client ever hears of it:
+    /// [`Observation::Joined`] for a participant's node created,
+    /// [`Observation::Enqueued`] for an item put on a queue. A property that
+    /// counts what happened must count what the server did, not what a client
+    /// was told: a reply may be lost. By default nothing.
+    fn served(&self, _op: &Op, _result: &OpResult) -> Option<Observation> {
+        None
     }
 }
 

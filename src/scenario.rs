@@ -148,8 +148,18 @@ pub trait Catalogued: Recipe {
     type Variant: Copy + PartialEq + fmt::Debug;
     const VARIANTS: &'static [(&'static str, Self::Variant)];
     const COMMANDS: &'static [(&'static str, Self::Command)];
-    fn build(variant: Self::Variant) -> Self;
+    /// The recipe for a variant and the clients' scripts: what a client must
+    /// know of its whole group (a double barrier's threshold, a two-phase
+    /// commit's sites) comes from the scripts, which
+    /// [`Catalogued::check_scripts`] accepted.
+    fn build(variant: Self::Variant, scripts: &[Vec<Self::Command>]) -> Self;
     fn properties() -> Vec<stateright::Property<World<Self>>>;
+
+    /// Whether the scripts make a group the recipe can run (a two-phase commit
+    /// needs exactly one coordinator), and what was expected if not.
+    fn check_scripts(_scripts: &[Vec<Self::Command>]) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Something to do with one recipe type.
@@ -193,6 +203,8 @@ pub struct RecipeInfo {
     pub commands: Vec<&'static str>,
     /// Each property with whether it is an `always` (else a `sometimes`).
     pub properties: Vec<(&'static str, bool)>,
+    /// [`Catalogued::check_scripts`] on scripts of command names.
+    pub check_scripts: fn(&[Vec<&'static str>]) -> Result<(), String>,
 }
 
 struct Info;
@@ -208,6 +220,7 @@ impl RecipeTask for Info {
                 .iter()
                 .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
                 .collect(),
+            check_scripts: |scripts| R::check_scripts(&commands_of::<R>(scripts)),
         }
     }
 }
@@ -354,6 +367,12 @@ impl Scenario {
                 .collect::<Result<Vec<_>, _>>()?;
             checked_scripts.push(commands);
         }
+        let group_key = if raw.scripts.is_some() {
+            "scripts"
+        } else {
+            "script"
+        };
+        (info.check_scripts)(&checked_scripts).map_err(|expected| error(group_key, expected))?;
         let variant = known(&info.variants, &raw.variant)
             .ok_or_else(|| error("variant", expected_one_of(&raw.variant, &info.variants)))?;
         let subject = Subject {
@@ -518,18 +537,9 @@ impl<T: WorldTask> RecipeTask for BuildWorld<'_, T> {
         let scenario = self.scenario;
         let subject = &scenario.subject;
         let variant = lookup(R::VARIANTS, subject.variant).expect("a validated variant");
-        let scripts = subject
-            .scripts
-            .iter()
-            .map(|script| {
-                script
-                    .iter()
-                    .map(|command| lookup(R::COMMANDS, command).expect("a validated command"))
-                    .collect()
-            })
-            .collect();
+        let scripts = commands_of::<R>(&subject.scripts);
         self.task.run(World {
-            recipe: R::build(variant),
+            recipe: R::build(variant, &scripts),
             scripts,
             budget: scenario.budget,
             expire_anytime: scenario.expire_anytime,
@@ -538,6 +548,19 @@ impl<T: WorldTask> RecipeTask for BuildWorld<'_, T> {
             halt: None,
         })
     }
+}
+
+/// Validated scripts of command names as the recipe's commands.
+fn commands_of<R: Catalogued>(scripts: &[Vec<&'static str>]) -> Vec<Vec<R::Command>> {
+    scripts
+        .iter()
+        .map(|script| {
+            script
+                .iter()
+                .map(|command| lookup(R::COMMANDS, command).expect("a validated command"))
+                .collect()
+        })
+        .collect()
 }
 
 /// Something to do with a scenario's world, generic over its recipe.

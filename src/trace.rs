@@ -15,7 +15,7 @@ use stateright::{Expectation, Model, Property};
 
 use crate::client::{Request, ServerMessage, Xid};
 use crate::faults::Fault;
-use crate::recipe::Recipe;
+use crate::recipe::{Incarnation, Item, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
 use crate::world::{Action, Status, World, WorldState};
 
@@ -244,7 +244,51 @@ fn reaction<S: PartialEq + fmt::Debug>(
             out.push_str(" AFTER A NEWER HOLDER'S");
         }
     }
+    out.push_str(&ledger(before, after, c));
     out
+}
+
+/// What client `c` did to the queue and the transaction in this step.
+fn ledger<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> String {
+    let mut out = String::new();
+    let (was, is) = (&before.history.queue, &after.history.queue);
+    for item in items(is.consumed_by[c] & !was.consumed_by[c]) {
+        let _ = write!(out, "; TAKES ITEM {item}");
+    }
+    if is.consumed_twice && !was.consumed_twice {
+        out.push_str(" A SECOND TIME");
+    }
+    if is.reordered && !was.reordered {
+        out.push_str(" AFTER A LATER ITEM OF ITS PRODUCER");
+    }
+    let outcome = |commit: bool| if commit { "commit" } else { "abort" };
+    let bit = 1u8 << c;
+    for commit in [true, false] {
+        let chose = |ballots: &crate::world::Ballots| {
+            (if commit {
+                ballots.commit
+            } else {
+                ballots.abort
+            }) & bit
+                != 0
+        };
+        if chose(&after.history.votes) && !chose(&before.history.votes) {
+            let _ = write!(out, "; votes {}", outcome(commit));
+        }
+        if chose(&after.history.decisions) && !chose(&before.history.decisions) {
+            let _ = write!(out, "; DECIDES {}", outcome(commit).to_uppercase());
+        }
+    }
+    out
+}
+
+/// The items of a set, in order.
+fn items(set: crate::world::Items) -> impl Iterator<Item = Item> {
+    (0..Item::PRODUCERS).flat_map(move |producer| {
+        (0..Item::SERIALS)
+            .map(move |serial| Item { producer, serial })
+            .filter(move |item| set & item.bit() != 0)
+    })
 }
 
 /// Who a fault or a server action woke, and what it deleted.
@@ -259,6 +303,17 @@ fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
         .collect();
     if !gone.is_empty() {
         let _ = write!(out, "; deleted {}", gone.join(", "));
+    }
+    for item in items(after.history.queue.enqueued & !before.history.queue.enqueued) {
+        let _ = write!(out, "; enqueues item {item}");
+    }
+    let joined = after.history.joined & !before.history.joined;
+    for bit in (0..16).filter(|bit| joined & (1 << bit) != 0) {
+        let process = Incarnation {
+            client: bit / 4,
+            restarts: (bit % 4) as u8,
+        };
+        let _ = write!(out, "; {} has joined", process.guid());
     }
     if after.history.herd && !before.history.herd {
         out.push_str("; ONE DELETION WOKE SEVERAL WAITERS");

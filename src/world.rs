@@ -34,8 +34,10 @@ use stateright::{Model, Property};
 
 use crate::client::{ConnState, Delivery};
 use crate::faults::{Fault, FaultBudget};
-use crate::net::Net;
-use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Role, Token};
+use crate::net::{Net, Served};
+use crate::recipe::{
+    ClientId, Effects, Incarnation, Input, Item, Observation, Recipe, Role, Token,
+};
 use crate::store::{CreateMode, Notification, Op, SessionId, StoreConfig};
 
 /// Whether a client's process runs.
@@ -103,6 +105,60 @@ impl Resource {
     }
 }
 
+/// A set of queue items, one bit each ([`Item::bit`]).
+pub type Items = u32;
+
+/// What happened to a queue's items: what the server enqueued and what
+/// consumers took, with the two ways taking can go wrong.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct QueueLog {
+    /// Items the server put on the queue (a producer may not know).
+    pub enqueued: Items,
+    /// Items some consumer took and handed to its application.
+    pub consumed: Items,
+    /// What each consumer took.
+    pub consumed_by: [Items; Item::PRODUCERS as usize],
+    /// Some item was handed to an application twice.
+    pub consumed_twice: bool,
+    /// Some consumer took a producer's item after a later one of the same
+    /// producer: it did not get that producer's items in the order produced.
+    pub reordered: bool,
+}
+
+impl QueueLog {
+    fn consume(&mut self, consumer: ClientId, item: Item) {
+        if self.consumed & item.bit() != 0 {
+            self.consumed_twice = true;
+        }
+        self.consumed |= item.bit();
+        let mine = &mut self.consumed_by[consumer];
+        let later_of_producer = (item.serial + 1..Item::SERIALS)
+            .any(|serial| *mine & Item { serial, ..item }.bit() != 0);
+        if later_of_producer {
+            self.reordered = true;
+        }
+        *mine |= item.bit();
+    }
+}
+
+/// Which clients chose each outcome (a bit per client): votes or decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ballots {
+    pub commit: u8,
+    pub abort: u8,
+}
+
+impl Ballots {
+    fn record(&mut self, client: ClientId, commit: bool) {
+        let bit = 1 << client;
+        if commit {
+            self.commit |= bit;
+        } else {
+            self.abort |= bit;
+        }
+    }
+}
+
 /// What the properties read: beliefs and the facts that happened, updated from
 /// observations and from what the server fired. Never messages in flight.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -117,6 +173,35 @@ pub struct History {
     pub herd: bool,
     /// Some waiting client was sent a watch notification.
     pub woken: bool,
+    /// Processes whose node the server created in the recipe's directory, a
+    /// bit each ([`History::incarnation_bit`]).
+    pub joined: u16,
+    pub queue: QueueLog,
+    /// Two-phase commit: the sites' votes and everyone's decisions.
+    pub votes: Ballots,
+    pub decisions: Ballots,
+}
+
+impl History {
+    fn new(clients: usize) -> History {
+        History {
+            holding: vec![None; clients],
+            acquisitions: 0,
+            resource: Resource::default(),
+            herd: false,
+            woken: false,
+            joined: 0,
+            queue: QueueLog::default(),
+            votes: Ballots::default(),
+            decisions: Ballots::default(),
+        }
+    }
+
+    /// A process's bit in [`History::joined`]: four per client, one for each
+    /// of its first four processes (the fault budget allows three restarts).
+    pub fn incarnation_bit(me: Incarnation) -> u16 {
+        1 << (me.client * 4 + usize::from(me.restarts.min(3)))
+    }
 }
 
 /// A state of the world.
@@ -252,7 +337,37 @@ impl<R: Recipe> World<R> {
                     history.resource.write(tenure, sequencer);
                 }
             }
+            Observation::Joined => {
+                let me = Incarnation {
+                    client,
+                    restarts: state.processes[client].restarts,
+                };
+                state.history.joined |= History::incarnation_bit(me);
+            }
+            Observation::Enqueued { item } => history.queue.enqueued |= item.bit(),
+            Observation::Consumed { item } => history.queue.consume(client, item),
+            Observation::Voted { commit } => history.votes.record(client, commit),
+            Observation::Decided { commit } => history.decisions.record(client, commit),
         }
+    }
+
+    /// Records what the server applied for `client`, and whom it woke.
+    pub(crate) fn applied(
+        &self,
+        state: &mut WorldState<R::State>,
+        client: ClientId,
+        served: &[Served],
+    ) {
+        for one in served {
+            if let Some(observation) = self.recipe.served(&one.op, &one.result) {
+                self.observe(state, client, observation);
+            }
+        }
+        let fired: Vec<Notification> = served
+            .iter()
+            .flat_map(|one| one.notifications.iter().cloned())
+            .collect();
+        self.wake(state, &fired);
     }
 
     /// Records whom the server's notifications wake: a waiting client that
@@ -368,8 +483,8 @@ impl<R: Recipe> World<R> {
                 self.feed(&mut next, client, [Input::Command(command)]);
             }
             Action::Serve(client) => {
-                let fired = next.net.serve(client)?;
-                self.wake(&mut next, &fired);
+                let served = next.net.serve(client)?;
+                self.applied(&mut next, client, &[served]);
             }
             Action::Deliver(client) => {
                 let deliveries = next.net.deliver(client);
@@ -501,13 +616,7 @@ impl<R: Recipe> Model for World<R> {
             processes,
             dead_sessions: BTreeSet::new(),
             spent: FaultBudget::default(),
-            history: History {
-                holding: vec![None; clients],
-                acquisitions: 0,
-                resource: Resource::default(),
-                herd: false,
-                woken: false,
-            },
+            history: History::new(clients),
         }]
     }
 
