@@ -324,7 +324,7 @@ fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(Token,
     let store = &state.net.store;
     let dir = world.recipe.directory();
     let mut nodes: Vec<(Token, Arc<str>, i64)> = store
-        .children(&dir)
+        .children(dir)
         .into_iter()
         .filter_map(|name| {
             let sequence = sequence(&name)?;

@@ -12,6 +12,9 @@ use std::sync::Arc;
 
 use stateright::Model;
 
+mod actor;
+use actor::*;
+
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget};
 use zoocheck::models::contender;
@@ -23,7 +26,6 @@ use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
 use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig,
-    WatchEvent, ANY_VERSION,
 };
 use zoocheck::world::{Action, Tenure, World, WorldState};
 
@@ -117,17 +119,6 @@ fn run_as(variant: Variant, me: Incarnation, state: &mut State, input: Input<Com
     out
 }
 
-fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
-    Effects {
-        requests,
-        observations,
-    }
-}
-
-fn nothing() -> Effects {
-    Effects::default()
-}
-
 fn at(name: &str) -> Path {
     Path::new(&format!("/election/{name}"))
 }
@@ -137,32 +128,19 @@ fn ack_path() -> Path {
 }
 
 fn create_op(prefix: &str) -> Op {
-    Op::Create {
-        path: at(prefix),
-        data: None,
-        mode: CreateMode::EphemeralSequential,
-    }
+    actor::create_op(at(prefix), CreateMode::EphemeralSequential)
 }
 
 fn list_op() -> Op {
-    Op::GetChildren {
-        path: Path::new("/election"),
-        watch: false,
-    }
+    actor::list_op("/election", false)
 }
 
 fn exists_op(name: &str) -> Op {
-    Op::Exists {
-        path: at(name),
-        watch: true,
-    }
+    actor::exists_op(at(name))
 }
 
 fn delete_op(name: &str) -> Op {
-    Op::Delete {
-        path: at(name),
-        version: ANY_VERSION,
-    }
+    actor::delete_op(at(name))
 }
 
 /// The acknowledgement's create, holding `node`'s name.
@@ -182,28 +160,7 @@ fn ack_get_data() -> Op {
 }
 
 fn ack_delete() -> Op {
-    Op::Delete {
-        path: ack_path(),
-        version: ANY_VERSION,
-    }
-}
-
-fn names(list: &[&str]) -> Vec<Arc<str>> {
-    list.iter().map(|name| Arc::from(*name)).collect()
-}
-
-fn children(list: &[&str]) -> OpResult {
-    Ok(Response::Children {
-        names: names(list),
-        stat: Stat::default(),
-    })
-}
-
-fn created(path: Path) -> OpResult {
-    Ok(Response::Created {
-        path,
-        stat: Stat::default(),
-    })
+    actor::delete_op(ack_path())
 }
 
 /// A getData answer holding `node`'s name.
@@ -212,26 +169,6 @@ fn data_of(node: &str) -> OpResult {
         data: data(node.as_bytes()),
         stat: Stat::default(),
     })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
-}
-
-fn command(command: Command) -> Input<Command> {
-    Input::Command(command)
-}
-
-fn session(event: SessionEvent) -> Input<Command> {
-    Input::Session(event)
-}
-
-fn event(kind: EventType, path: Path) -> Input<Command> {
-    Input::Watch(WatchEvent { kind, path })
-}
-
-fn lost() -> OpResult {
-    Err(ErrorCode::ConnectionLoss)
 }
 
 fn acquired(token: i64) -> Observation {
@@ -915,30 +852,6 @@ fn world(variant: Variant, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> W
     }
 }
 
-/// Takes `action`, which must be one the checker could choose.
-fn act(world: &World<Election>, state: &WorldState<State>, action: Action) -> WorldState<State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(
-        enabled.contains(&action),
-        "{action:?} is not enabled; enabled: {enabled:?}"
-    );
-    world
-        .step(state, &action)
-        .unwrap_or_else(|| panic!("{action:?} did nothing"))
-}
-
-fn walk(
-    world: &World<Election>,
-    mut state: WorldState<State>,
-    actions: &[Action],
-) -> WorldState<State> {
-    for action in actions {
-        state = act(world, &state, action.clone());
-    }
-    state
-}
-
 /// [`walk`], checking after every action that the acknowledgement tells the
 /// truth.
 fn walk_truthfully(
@@ -957,17 +870,8 @@ fn walk_truthfully(
     state
 }
 
-/// The sorted names under `path`.
 fn sorted_children(state: &WorldState<State>, path: &str) -> Vec<String> {
-    let mut names: Vec<String> = state
-        .net
-        .store
-        .children(&Path::new(path))
-        .iter()
-        .map(|name| name.to_string())
-        .collect();
-    names.sort();
-    names
+    actor::sorted_children(state, path)
 }
 
 /// What `/leader` holds, as text, if it exists.

@@ -13,16 +13,17 @@ use std::sync::Arc;
 
 use stateright::Model;
 
+mod actor;
+use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
+use actor::*;
+
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget};
 use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
 use zoocheck::scenario::Catalogued;
-use zoocheck::store::{
-    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
-    ANY_VERSION,
-};
+use zoocheck::store::{ErrorCode, EventType, Path, Response, Stat, StoreConfig};
 use zoocheck::world::{Action, Status, Tenure, World, WorldState};
 
 // ---------------------------------------------------------------------------
@@ -67,88 +68,6 @@ fn run_as(variant: Variant, me: Incarnation, state: &mut State, input: Input<Com
     let mut out = Effects::default();
     Lock::new(variant).handle(me, state, input, &mut out);
     out
-}
-
-fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
-    Effects {
-        requests,
-        observations,
-    }
-}
-
-fn nothing() -> Effects {
-    Effects::default()
-}
-
-fn at(name: &str) -> Path {
-    Path::new(&format!("/lock/{name}"))
-}
-
-fn create_op(prefix: &str) -> Op {
-    Op::Create {
-        path: at(prefix),
-        data: None,
-        mode: CreateMode::EphemeralSequential,
-    }
-}
-
-fn list_op(watch: bool) -> Op {
-    Op::GetChildren {
-        path: Path::new("/lock"),
-        watch,
-    }
-}
-
-fn exists_op(name: &str) -> Op {
-    Op::Exists {
-        path: at(name),
-        watch: true,
-    }
-}
-
-fn delete_op(name: &str) -> Op {
-    Op::Delete {
-        path: at(name),
-        version: ANY_VERSION,
-    }
-}
-
-fn names(list: &[&str]) -> Vec<Arc<str>> {
-    list.iter().map(|name| Arc::from(*name)).collect()
-}
-
-fn children(list: &[&str]) -> OpResult {
-    Ok(Response::Children {
-        names: names(list),
-        stat: Stat::default(),
-    })
-}
-
-fn created(name: &str) -> OpResult {
-    Ok(Response::Created {
-        path: at(name),
-        stat: Stat::default(),
-    })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
-}
-
-fn command(command: Command) -> Input<Command> {
-    Input::Command(command)
-}
-
-fn session(event: SessionEvent) -> Input<Command> {
-    Input::Session(event)
-}
-
-fn event(kind: EventType, path: Path) -> Input<Command> {
-    Input::Watch(WatchEvent { kind, path })
-}
-
-fn lost() -> OpResult {
-    Err(ErrorCode::ConnectionLoss)
 }
 
 /// Every phase, once each.
@@ -1088,56 +1007,8 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
     }
 }
 
-/// Takes `action`, which must be one the checker could choose.
-fn act(world: &World<Lock>, state: &WorldState<State>, action: Action) -> WorldState<State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(
-        enabled.contains(&action),
-        "{action:?} is not enabled; enabled: {enabled:?}"
-    );
-    world
-        .step(state, &action)
-        .unwrap_or_else(|| panic!("{action:?} did nothing"))
-}
-
-fn walk(
-    world: &World<Lock>,
-    mut state: WorldState<State>,
-    actions: &[Action],
-) -> WorldState<State> {
-    for action in actions {
-        state = act(world, &state, action.clone());
-    }
-    state
-}
-
-/// Serves and delivers for every client until neither can move: no command
-/// is given and no fault happens.
-fn settle(world: &World<Lock>, mut state: WorldState<State>) -> WorldState<State> {
-    loop {
-        let mut enabled = Vec::new();
-        world.actions(&state, &mut enabled);
-        let Some(action) = enabled
-            .into_iter()
-            .find(|action| matches!(action, Action::Serve(_) | Action::Deliver(_)))
-        else {
-            return state;
-        };
-        state = act(world, &state, action);
-    }
-}
-
 fn sorted_children(state: &WorldState<State>) -> Vec<String> {
-    let mut names: Vec<String> = state
-        .net
-        .store
-        .children(&Path::new("/lock"))
-        .iter()
-        .map(|name| name.to_string())
-        .collect();
-    names.sort();
-    names
+    actor::sorted_children(state, "/lock")
 }
 
 fn tenure(index: u8, token: i64) -> Option<Tenure> {

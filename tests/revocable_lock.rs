@@ -12,6 +12,10 @@ use std::sync::Arc;
 
 use stateright::Model;
 
+mod actor;
+use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
+use actor::*;
+
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::FaultBudget;
 use zoocheck::models::contender::{self, Phase};
@@ -23,8 +27,7 @@ use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
 use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
-    data, CreateMode, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig,
-    WatchEvent, ANY_VERSION,
+    data, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -94,43 +97,6 @@ fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
     out
 }
 
-fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
-    Effects {
-        requests,
-        observations,
-    }
-}
-
-fn nothing() -> Effects {
-    Effects::default()
-}
-
-fn at(name: &str) -> Path {
-    Path::new(&format!("/lock/{name}"))
-}
-
-fn create_op(prefix: &str) -> Op {
-    Op::Create {
-        path: at(prefix),
-        data: None,
-        mode: CreateMode::EphemeralSequential,
-    }
-}
-
-fn list_op(watch: bool) -> Op {
-    Op::GetChildren {
-        path: Path::new("/lock"),
-        watch,
-    }
-}
-
-fn exists_op(name: &str) -> Op {
-    Op::Exists {
-        path: at(name),
-        watch: true,
-    }
-}
-
 fn read_op(name: &str) -> Op {
     Op::GetData {
         path: at(name),
@@ -144,31 +110,6 @@ fn unlock_op(name: &str) -> Op {
         data: data(b"unlock"),
         version: -1,
     }
-}
-
-fn delete_op(name: &str) -> Op {
-    Op::Delete {
-        path: at(name),
-        version: ANY_VERSION,
-    }
-}
-
-fn names(list: &[&str]) -> Vec<Arc<str>> {
-    list.iter().map(|name| Arc::from(*name)).collect()
-}
-
-fn children(list: &[&str]) -> OpResult {
-    Ok(Response::Children {
-        names: names(list),
-        stat: Stat::default(),
-    })
-}
-
-fn created(name: &str) -> OpResult {
-    Ok(Response::Created {
-        path: at(name),
-        stat: Stat::default(),
-    })
 }
 
 fn read(contents: Data) -> OpResult {
@@ -186,22 +127,6 @@ fn set_ok() -> OpResult {
     Ok(Response::SetData {
         stat: Stat::default(),
     })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
-}
-
-fn command(command: Command) -> Input<Command> {
-    Input::Command(command)
-}
-
-fn event(kind: EventType, path: Path) -> Input<Command> {
-    Input::Watch(WatchEvent { kind, path })
-}
-
-fn lost() -> OpResult {
-    Err(ErrorCode::ConnectionLoss)
 }
 
 fn nonode() -> OpResult {
@@ -1108,48 +1033,6 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
 // ---------------------------------------------------------------------------
 // Scripted interleavings through the whole world.
 // ---------------------------------------------------------------------------
-
-fn act<R: Recipe>(
-    world: &World<R>,
-    state: &WorldState<R::State>,
-    action: Action,
-) -> WorldState<R::State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(
-        enabled.contains(&action),
-        "{action:?} is not enabled; enabled: {enabled:?}"
-    );
-    world
-        .step(state, &action)
-        .unwrap_or_else(|| panic!("{action:?} did nothing"))
-}
-
-fn walk<R: Recipe>(
-    world: &World<R>,
-    mut state: WorldState<R::State>,
-    actions: &[Action],
-) -> WorldState<R::State> {
-    for action in actions {
-        state = act(world, &state, action.clone());
-    }
-    state
-}
-
-/// Serves and delivers for every client until neither can move.
-fn settle<R: Recipe>(world: &World<R>, mut state: WorldState<R::State>) -> WorldState<R::State> {
-    loop {
-        let mut enabled = Vec::new();
-        world.actions(&state, &mut enabled);
-        let Some(action) = enabled
-            .into_iter()
-            .find(|action| matches!(action, Action::Serve(_) | Action::Deliver(_)))
-        else {
-            return state;
-        };
-        state = act(world, &state, action);
-    }
-}
 
 fn revocable_world(variant: Variant, scripts: Vec<Vec<Command>>) -> World<RevocableLock> {
     World {
