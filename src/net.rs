@@ -84,10 +84,16 @@ impl Net {
 
     /// Client `id` issues a request. One the client library answers itself (a
     /// dead session, an empty multi) comes back at once as a delivery.
+    ///
+    /// A request sent on a connection that broke before the client noticed
+    /// never reaches the server: it stays in flight on the client, which
+    /// fails it with `CONNECTIONLOSS` when it notices.
     pub fn submit(&mut self, id: ClientId, op: Op) -> Vec<Delivery> {
         match self.client_mut(id).submit(op) {
             Submitted::Send(request) => {
-                self.link_mut(id).up.push_back(request);
+                if !self.links[id].broken {
+                    self.link_mut(id).up.push_back(request);
+                }
                 Vec::new()
             }
             Submitted::Queued(_) => Vec::new(),

@@ -1035,3 +1035,22 @@ fn expiry_deletes_ephemerals_in_path_order_each_firing_like_a_delete() {
 }
 
 // Server restart (optional fault) is not modelled: no test.
+
+#[test]
+fn a_request_sent_on_a_broken_connection_never_reaches_the_server() {
+    let mut net = net(1);
+    // The connection drops; the client has not noticed yet and sends on.
+    net.break_connection(A, 0);
+    assert!(net.submit(A, create("/late", Persistent)).is_empty());
+    assert!(
+        net.serve(A).is_none(),
+        "nothing of it is on the wire for the server to serve"
+    );
+    // It notices at its next read: CONNECTIONLOSS for that request, then
+    // Disconnected; the node was never created.
+    assert_eq!(
+        shorts(&net.deliver(A)),
+        vec!["R1:CONNECTIONLOSS", "S:Disconnected"]
+    );
+    assert!(!net.store.exists(&p("/late")));
+}
