@@ -8,3 +8,4 @@ pub mod election;
 pub mod lock;
 pub mod revocable_lock;
 pub mod shared_lock;
+pub mod two_phase_commit;

@@ -44,6 +44,7 @@ use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::revocable_lock::RevocableLock;
 use crate::models::shared_lock::SharedLock;
+use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::recipe::Recipe;
 use crate::store::{ChildOrder, StoreConfig};
 use crate::trace::{discovered, Trace};
@@ -169,11 +170,12 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 4] = [
+pub const RECIPES: [&str; 5] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    TwoPhaseCommit::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -183,6 +185,7 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        TwoPhaseCommit::NAME => task.run::<TwoPhaseCommit>(),
         _ => return None,
     })
 }
