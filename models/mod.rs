@@ -6,6 +6,7 @@
 pub mod contender;
 pub mod election;
 pub mod lock;
+pub mod membership;
 pub mod revocable_lock;
 pub mod shared_lock;
 pub mod two_phase_commit;
