@@ -40,6 +40,7 @@ use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
+use crate::models::configuration::Configuration;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::membership::Membership;
@@ -171,13 +172,14 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 6] = [
+pub const RECIPES: [&str; 7] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
     TwoPhaseCommit::NAME,
     Membership::NAME,
+    Configuration::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -189,6 +191,7 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         Election::NAME => task.run::<Election>(),
         TwoPhaseCommit::NAME => task.run::<TwoPhaseCommit>(),
         Membership::NAME => task.run::<Membership>(),
+        Configuration::NAME => task.run::<Configuration>(),
         _ => return None,
     })
 }

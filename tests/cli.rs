@@ -1115,7 +1115,8 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
             "revocable_lock",
             "election",
             "two_phase_commit",
-            "membership"
+            "membership",
+            "configuration"
         ]
     );
     let lock = &recipes[0];
