@@ -3,8 +3,11 @@
 //! promises. The lock, the shared lock and leader election share the
 //! contender's machinery and differ in their decision rules.
 
+pub mod configuration;
 pub mod contender;
 pub mod election;
 pub mod lock;
+pub mod membership;
 pub mod revocable_lock;
 pub mod shared_lock;
+pub mod two_phase_commit;

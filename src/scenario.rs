@@ -40,10 +40,13 @@ use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
+use crate::models::configuration::Configuration;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
+use crate::models::membership::Membership;
 use crate::models::revocable_lock::RevocableLock;
 use crate::models::shared_lock::SharedLock;
+use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::recipe::Recipe;
 use crate::store::{ChildOrder, StoreConfig};
 use crate::trace::{discovered, Trace};
@@ -169,11 +172,14 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 4] = [
+pub const RECIPES: [&str; 7] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    TwoPhaseCommit::NAME,
+    Membership::NAME,
+    Configuration::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -183,6 +189,9 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        TwoPhaseCommit::NAME => task.run::<TwoPhaseCommit>(),
+        Membership::NAME => task.run::<Membership>(),
+        Configuration::NAME => task.run::<Configuration>(),
         _ => return None,
     })
 }

@@ -106,7 +106,7 @@ fn an_unknown_recipe_lists_the_known_ones() {
     assert_eq!(
         error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
         "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock, \
-         shared_lock, revocable_lock, election"
+         shared_lock, revocable_lock, election, two_phase_commit, membership, configuration"
     );
 }
 
@@ -308,5 +308,76 @@ fn a_command_of_another_recipe_is_refused() {
             "script = [\"volunteer\"]",
         )),
         "scenarios/lock/broken.toml: `script`: \"volunteer\"; expected one of acquire, work, release"
+    );
+}
+
+/// A two-phase commit over `scripts` (a TOML array of arrays), every
+/// property expected as it would be for a valid group.
+fn two_phase_commit(scripts: &str) -> String {
+    format!(
+        r#"description = "a transaction"
+recipe = "two_phase_commit"
+variant = "reference"
+clients = 3
+scripts = {scripts}
+
+[expect]
+agreement = "holds"
+validity = "holds"
+termination = "holds"
+live_sites_decide = "holds"
+someone_committed = "reached"
+someone_aborted = "unreached"
+all_sites_decided = "reached"
+failure_detected = "unreached"
+"#
+    )
+}
+
+#[test]
+fn a_two_phase_commit_with_one_coordinator_and_sites_is_accepted() {
+    let text = two_phase_commit(r#"[["coordinate"], ["vote_commit"], ["vote_abort"]]"#);
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "two_phase_commit/x").unwrap();
+    assert_eq!(scenario.subject.scripts[0], ["coordinate"]);
+}
+
+#[test]
+fn a_two_phase_commit_without_exactly_one_coordinator_is_refused() {
+    let expected = "expected exactly one client whose script is [\"coordinate\"] and at least \
+                    one whose script is [\"vote_commit\"] or [\"vote_abort\"]";
+    assert_eq!(
+        error_of(&two_phase_commit(
+            r#"[["vote_commit"], ["vote_commit"], ["vote_abort"]]"#
+        )),
+        format!("scenarios/lock/broken.toml: `scripts`: 0 coordinators; {expected}")
+    );
+    assert_eq!(
+        error_of(&two_phase_commit(
+            r#"[["coordinate"], ["coordinate"], ["vote_abort"]]"#
+        )),
+        format!("scenarios/lock/broken.toml: `scripts`: 2 coordinators; {expected}")
+    );
+}
+
+#[test]
+fn a_two_phase_commit_without_sites_is_refused() {
+    let text = two_phase_commit(r#"[["coordinate"]]"#).replace("clients = 3", "clients = 1");
+    assert_eq!(
+        error_of(&text),
+        "scenarios/lock/broken.toml: `scripts`: no site; expected exactly one client whose \
+         script is [\"coordinate\"] and at least one whose script is [\"vote_commit\"] or \
+         [\"vote_abort\"]"
+    );
+}
+
+#[test]
+fn a_two_phase_commit_client_with_two_commands_is_refused() {
+    assert_eq!(
+        error_of(&two_phase_commit(
+            r#"[["coordinate"], ["vote_commit", "vote_abort"], ["vote_abort"]]"#
+        )),
+        "scenarios/lock/broken.toml: `scripts`: client 1 has 2 commands; expected exactly one \
+         client whose script is [\"coordinate\"] and at least one whose script is \
+         [\"vote_commit\"] or [\"vote_abort\"]"
     );
 }

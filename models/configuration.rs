@@ -1,0 +1,288 @@
+//! Configuration (seed 000, "Out of the Box Applications: Name Service,
+//! Configuration, Group Membership": "Name service and configuration are two
+//! of the primary applications of ZooKeeper. These two functions are
+//! provided directly by the ZooKeeper API.")
+//!
+//! What "directly by the API" means for a reader that must follow the
+//! configuration, and where it is done:
+//!
+//! 1. A writer ([`Command::Write`]) sets the data of [`CONFIG`] (a znode the
+//!    world creates) to the next value, `1`, `2`, ...; after CONNECTIONLOSS
+//!    it writes the same bytes again (idempotent).
+//! 2. A reader ([`Command::Read`]) reads [`CONFIG`] with `getData` and a
+//!    watch, in one request, so that no write can fall between the read and
+//!    the watch.
+//! 3. On `NodeDataChanged` it reads again, with a watch: a watch is
+//!    one-shot. After a disconnection the client library sets the watch
+//!    again and fires it if the data changed meanwhile. A reader whose
+//!    session expired can no longer read: it knows it, and is out.
+//!
+//! Variants ([`Variant`]):
+//! - `reference`: the above;
+//! - `read_then_watch`: reads without a watch, then sets the watch with
+//!   `exists`: a write between the two is missed;
+//! - `one_shot`: reads again on a notification, without a watch, so it
+//!   hears of the first change only.
+
+use stateright::Property;
+
+use crate::client::SessionEvent;
+use crate::recipe::{Effects, Incarnation, Input, Recipe};
+use crate::scenario::Catalogued;
+use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
+use crate::world::{Status, World, WorldState};
+
+/// The configuration znode, which the world creates (without data: value 0).
+pub const CONFIG: &str = "/config";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Reference,
+    ReadThenWatch,
+    OneShot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Read the configuration and follow it.
+    Read,
+    /// Write the next value.
+    Write,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Idle,
+    /// A writer's setData in flight.
+    Writing,
+    /// A reader's read in flight.
+    Reading,
+    /// A reader holding a value (and, unless flawed, a watch).
+    Holding,
+    /// A reader whose session ended.
+    Dead,
+}
+
+/// One client's state: a writer's count of values written, a reader's value.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    pub phase: Phase,
+    pub written: u8,
+    /// The value a reader holds; `None` before its first read.
+    pub value: Option<u8>,
+    /// A read after the first brought a new value.
+    pub updated: bool,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.phase)?;
+        if self.written > 0 {
+            write!(f, " wrote {}", self.written)?;
+        }
+        if let Some(value) = self.value {
+            write!(f, " holds {value}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The value a configuration's bytes hold: no data is 0.
+pub fn parse_value(bytes: Option<&[u8]>) -> Option<u8> {
+    match bytes {
+        None => Some(0),
+        Some(bytes) => std::str::from_utf8(bytes).ok()?.parse().ok(),
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Configuration {
+    pub variant: Variant,
+    config: Path,
+}
+
+impl Configuration {
+    pub fn new(variant: Variant) -> Configuration {
+        Configuration {
+            variant,
+            config: Path::new(CONFIG),
+        }
+    }
+
+    /// Step 2 (and 3): read, and set the watch as the variant does.
+    fn read(&self, state: &mut State, first: bool, out: &mut Effects) {
+        state.phase = Phase::Reading;
+        let watch = match self.variant {
+            Variant::Reference => true,
+            Variant::ReadThenWatch => false,
+            Variant::OneShot => first,
+        };
+        out.send(Op::GetData {
+            path: self.config.clone(),
+            watch,
+        });
+        if self.variant == Variant::ReadThenWatch {
+            out.send(Op::Exists {
+                path: self.config.clone(),
+                watch: true,
+            });
+        }
+    }
+
+    fn write(&self, written: u8) -> Op {
+        Op::SetData {
+            path: self.config.clone(),
+            data: data(written.to_string().as_bytes()),
+            version: ANY_VERSION,
+        }
+    }
+
+    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+        match (&op, result) {
+            (_, Err(ErrorCode::SessionExpired)) => state.phase = Phase::Dead,
+            (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
+            (Op::SetData { .. }, Ok(_)) => state.phase = Phase::Idle,
+            (Op::GetData { .. }, Ok(Response::Data { data, .. }))
+                if state.phase == Phase::Reading =>
+            {
+                let value = parse_value(data.as_deref());
+                if state.value.is_some() && value != state.value {
+                    state.updated = true;
+                }
+                state.value = value;
+                state.phase = Phase::Holding;
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Recipe for Configuration {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State {
+            phase: Phase::Idle,
+            written: 0,
+            value: None,
+            updated: false,
+        }
+    }
+
+    fn handle(
+        &self,
+        _me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects,
+    ) {
+        match input {
+            Input::Command(Command::Write) if state.phase == Phase::Idle => {
+                state.written += 1;
+                state.phase = Phase::Writing;
+                out.send(self.write(state.written));
+            }
+            Input::Command(Command::Read) if state.phase == Phase::Idle => {
+                self.read(state, true, out)
+            }
+            Input::Command(_) => {}
+            Input::Reply { op, result } => self.on_reply(state, op, result, out),
+            Input::Watch(event)
+                if event.kind == EventType::NodeDataChanged && state.phase == Phase::Holding =>
+            {
+                self.read(state, false, out)
+            }
+            Input::Watch(_) => {}
+            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => {
+                state.phase = Phase::Dead
+            }
+            Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        matches!(state.phase, Phase::Writing | Phase::Reading)
+    }
+
+    fn is_waiting(&self, _state: &State) -> bool {
+        false
+    }
+
+    fn directory(&self) -> &Path {
+        &self.config
+    }
+
+    fn claims(&self, _state: &State, _name: &str) -> bool {
+        false
+    }
+}
+
+impl Catalogued for Configuration {
+    const NAME: &'static str = "configuration";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("reference", Variant::Reference),
+        ("read_then_watch", Variant::ReadThenWatch),
+        ("one_shot", Variant::OneShot),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] =
+        &[("read", Command::Read), ("write", Command::Write)];
+
+    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Configuration {
+        Configuration::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<Configuration>>> {
+        vec![
+            Property::always("readers_hold_the_last_value", readers_hold_the_last_value),
+            Property::sometimes("reader_saw_an_update", reader_saw_an_update),
+        ]
+    }
+}
+
+/// A live reader: it has read, its process runs, and its session is alive
+/// (a reader whose session expired can no longer read and knows it).
+pub fn live_reader(state: &WorldState<State>, client: usize) -> bool {
+    state.processes[client].recipe.value.is_some()
+        && state.processes[client].status != Status::Crashed
+        && state.net.store.is_alive(state.net.session(client))
+}
+
+/// After the last write, once nothing but a fault can happen, every live
+/// reader holds the value the configuration znode holds. Checked on
+/// quiescent states, soundly, for the reason
+/// [`crate::properties::no_orphan_no_deadlock`] gives.
+pub fn readers_hold_the_last_value(
+    world: &World<Configuration>,
+    state: &WorldState<State>,
+) -> bool {
+    if !world.is_quiescent(state) {
+        return true;
+    }
+    let store = &state.net.store;
+    let last = store
+        .data(&world.recipe.config)
+        .and_then(|bytes| parse_value(bytes.as_deref()));
+    (0..world.clients())
+        .filter(|&client| live_reader(state, client))
+        .all(|client| state.processes[client].recipe.value == last)
+}
+
+/// A reader read a value different from the one it held (the partner: a
+/// write reached a reader that had already read).
+pub fn reader_saw_an_update(_: &World<Configuration>, state: &WorldState<State>) -> bool {
+    state.processes.iter().any(|process| process.recipe.updated)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_read_back() {
+        assert_eq!(parse_value(None), Some(0));
+        assert_eq!(parse_value(Some(b"2")), Some(2));
+        assert_eq!(parse_value(Some(b"x")), None);
+    }
+}

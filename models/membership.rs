@@ -1,0 +1,347 @@
+//! Group membership (seed 000, "Out of the Box Applications: Name Service,
+//! Configuration, Group Membership").
+//!
+//! The seed's words: "The group is represented by a node. Members of the
+//! group create ephemeral nodes under the group node. Nodes of the members
+//! that fail abnormally will be removed automatically when ZooKeeper detects
+//! the failure." What a member does with that, and where:
+//!
+//! 1. Join ([`Command::Join`]): create the ephemeral node `/group/<guid>`
+//!    ([`Incarnation::guid`]). After CONNECTIONLOSS it creates again; a
+//!    NODEEXISTS is its own node (the name is its process's GUID). The
+//!    server's applying the create is the fact [`Observation::Joined`]
+//!    ([`Recipe::served`]), whether or not the member hears back.
+//! 2. Once its node is confirmed, list the group with a watch
+//!    (`getChildren`), and keep the names as its view.
+//! 3. On every `NodeChildrenChanged`, list again with a watch: a watch is
+//!    one-shot, so this is what keeps the view following the group. After a
+//!    disconnection the client library sets the watch again (SetWatches) and
+//!    fires it if the group changed meanwhile.
+//! 4. When its session ends the member knows it is no longer in the group:
+//!    its view is emptied.
+//!
+//! Variants ([`Variant`]):
+//! - `reference`: the above;
+//! - `one_shot`: lists again on a notification but without a watch, so it
+//!   hears of the first change only;
+//! - `persistent`: members create persistent nodes, so a member that fails
+//!   stays in the group forever;
+//! - `optimistic`: the member puts itself in its view as it sends its
+//!   create, before the server has applied it.
+
+use std::sync::Arc;
+
+use stateright::Property;
+
+use crate::client::SessionEvent;
+use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use crate::scenario::Catalogued;
+use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
+use crate::world::{History, Status, World, WorldState};
+
+/// The group node, which the world creates.
+pub const GROUP: &str = "/group";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Reference,
+    OneShot,
+    Persistent,
+    Optimistic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    Join,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Idle,
+    /// The create of its node sent.
+    Creating,
+    /// Its node is there; listing the group.
+    Member,
+    /// Its session ended.
+    Dead,
+}
+
+/// One member's state.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    pub phase: Phase,
+    /// The names the member believes make the group, sorted.
+    pub view: Vec<Arc<str>>,
+    /// A listing removed a name the view had: the member saw someone leave.
+    pub dropped: bool,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let view: Vec<&str> = self.view.iter().map(|name| &**name).collect();
+        write!(f, "{:?} view [{}]", self.phase, view.join(", "))?;
+        if self.dropped {
+            write!(f, ", saw a leave")?;
+        }
+        Ok(())
+    }
+}
+
+/// The view a listing gives: the names, sorted (the server's order is not).
+pub fn view_of(names: &[Arc<str>]) -> Vec<Arc<str>> {
+    let mut view = names.to_vec();
+    view.sort();
+    view
+}
+
+/// The process a member's node name stands for: `c1` or `c1r2`.
+pub fn process_of(name: &str) -> Option<Incarnation> {
+    let rest = name.strip_prefix('c')?;
+    let (client, restarts) = match rest.split_once('r') {
+        Some((client, restarts)) => (client.parse().ok()?, restarts.parse().ok()?),
+        None => (rest.parse().ok()?, 0),
+    };
+    let me = Incarnation { client, restarts };
+    (me.guid() == name).then_some(me)
+}
+
+#[derive(Clone, Debug)]
+pub struct Membership {
+    pub variant: Variant,
+    group: Path,
+}
+
+impl Membership {
+    pub fn new(variant: Variant) -> Membership {
+        Membership {
+            variant,
+            group: Path::new(GROUP),
+        }
+    }
+
+    fn create(&self, me: Incarnation) -> Op {
+        let mode = if self.variant == Variant::Persistent {
+            CreateMode::Persistent
+        } else {
+            CreateMode::Ephemeral
+        };
+        Op::Create {
+            path: self.group.child(&me.guid()),
+            data: None,
+            mode,
+        }
+    }
+
+    fn list(&self, watch: bool) -> Op {
+        Op::GetChildren {
+            path: self.group.clone(),
+            watch,
+        }
+    }
+
+    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+        match (&op, result) {
+            (_, Err(ErrorCode::SessionExpired)) => self.end(state),
+            (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
+            // Step 1 done: ours now, or by an earlier try whose reply was lost.
+            (Op::Create { .. }, Ok(_) | Err(ErrorCode::NodeExists))
+                if state.phase == Phase::Creating =>
+            {
+                state.phase = Phase::Member;
+                out.send(self.list(true));
+            }
+            (Op::GetChildren { .. }, Ok(Response::Children { names, .. }))
+                if state.phase == Phase::Member =>
+            {
+                let view = view_of(&names);
+                if state.view.iter().any(|name| !view.contains(name)) {
+                    state.dropped = true;
+                }
+                state.view = view;
+            }
+            _ => {}
+        }
+    }
+
+    /// Step 4: out of the group.
+    fn end(&self, state: &mut State) {
+        state.phase = Phase::Dead;
+        state.view.clear();
+    }
+}
+
+impl Recipe for Membership {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State {
+            phase: Phase::Idle,
+            view: Vec::new(),
+            dropped: false,
+        }
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        match input {
+            Input::Command(Command::Join) if state.phase == Phase::Idle => {
+                state.phase = Phase::Creating;
+                if self.variant == Variant::Optimistic {
+                    state.view = vec![Arc::from(me.guid())];
+                }
+                out.send(self.create(me));
+            }
+            Input::Command(Command::Join) => {}
+            Input::Reply { op, result } => self.on_reply(state, op, result, out),
+            Input::Watch(event)
+                if event.kind == EventType::NodeChildrenChanged && state.phase == Phase::Member =>
+            {
+                out.send(self.list(self.variant != Variant::OneShot));
+            }
+            Input::Watch(_) => {}
+            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => self.end(state),
+            // The client library re-sends what was lost and sets the watch
+            // again on reconnect.
+            Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        state.phase == Phase::Creating
+    }
+
+    fn is_waiting(&self, _state: &State) -> bool {
+        false
+    }
+
+    fn directory(&self) -> &Path {
+        &self.group
+    }
+
+    fn claims(&self, state: &State, _name: &str) -> bool {
+        state.phase != Phase::Dead
+    }
+
+    /// The server created a member's node: it joined.
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+        match (op, result) {
+            (Op::Create { path, .. }, Ok(_)) if path.is_child_of(&self.group) => {
+                Some(Observation::Joined)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Catalogued for Membership {
+    const NAME: &'static str = "membership";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("reference", Variant::Reference),
+        ("one_shot", Variant::OneShot),
+        ("persistent", Variant::Persistent),
+        ("optimistic", Variant::Optimistic),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] = &[("join", Command::Join)];
+
+    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Membership {
+        Membership::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<Membership>>> {
+        vec![
+            Property::always("views_list_only_joined", views_list_only_joined),
+            Property::always("views_follow_the_group", views_follow_the_group),
+            Property::sometimes("member_sees_another", member_sees_another),
+            Property::sometimes("view_dropped_a_member", view_dropped_a_member),
+        ]
+    }
+}
+
+type Check = WorldState<State>;
+
+/// A live member: its process runs, its session is alive, and the server
+/// created its node (it joined).
+pub fn live_member(world: &World<Membership>, state: &Check, client: usize) -> bool {
+    let me = world.incarnation(state, client);
+    state.processes[client].status != Status::Crashed
+        && state.net.store.is_alive(state.net.session(client))
+        && state.history.joined & History::incarnation_bit(me) != 0
+}
+
+/// No member's view lists a process that never joined (whose node the server
+/// never created).
+pub fn views_list_only_joined(_: &World<Membership>, state: &Check) -> bool {
+    state.processes.iter().all(|process| {
+        process.recipe.view.iter().all(|name| {
+            process_of(name)
+                .is_some_and(|member| state.history.joined & History::incarnation_bit(member) != 0)
+        })
+    })
+}
+
+/// After faults stop the views follow the group: where nothing but a fault
+/// can happen, every live member's view is exactly the live members (so it
+/// holds no process whose session ended, and misses no one who joined).
+/// Checked on quiescent states, soundly, for the reason
+/// [`crate::properties::no_orphan_no_deadlock`] gives.
+pub fn views_follow_the_group(world: &World<Membership>, state: &Check) -> bool {
+    if !world.is_quiescent(state) {
+        return true;
+    }
+    let live: Vec<usize> = (0..world.clients())
+        .filter(|&client| live_member(world, state, client))
+        .collect();
+    let mut members: Vec<Arc<str>> = live
+        .iter()
+        .map(|&client| Arc::from(world.incarnation(state, client).guid()))
+        .collect();
+    members.sort();
+    live.iter()
+        .all(|&client| state.processes[client].recipe.view == members)
+}
+
+/// Some member's view lists another member (the partner of listing only
+/// those who joined).
+pub fn member_sees_another(world: &World<Membership>, state: &Check) -> bool {
+    (0..world.clients()).any(|client| {
+        let me = world.incarnation(state, client).guid();
+        state.processes[client]
+            .recipe
+            .view
+            .iter()
+            .any(|name| **name != *me)
+    })
+}
+
+/// Some member's view dropped a name it had listed (the partner of views
+/// following the group: someone's leaving was seen).
+pub fn view_dropped_a_member(_: &World<Membership>, state: &Check) -> bool {
+    state.processes.iter().any(|process| process.recipe.dropped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_names_read_back_as_their_process() {
+        for client in 0..4 {
+            for restarts in 0..4 {
+                let me = Incarnation { client, restarts };
+                assert_eq!(process_of(&me.guid()), Some(me));
+            }
+        }
+        for stranger in ["", "c", "x1", "c1r", "c01", "c1r0", "n_0000000001"] {
+            assert_eq!(process_of(stranger), None, "{stranger}");
+        }
+    }
+
+    #[test]
+    fn a_view_is_sorted_whatever_the_servers_order() {
+        let names: Vec<Arc<str>> = ["c2", "c0", "c1r1"].iter().map(|n| Arc::from(*n)).collect();
+        let view = view_of(&names);
+        let view: Vec<&str> = view.iter().map(|n| &**n).collect();
+        assert_eq!(view, ["c0", "c1r1", "c2"]);
+    }
+}

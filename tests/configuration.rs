@@ -1,0 +1,259 @@
+//! The configuration reader and writer (`models/configuration.rs`): one test
+//! per branch of `Configuration::handle`, then a walk through the world that
+//! pins the property's reading.
+
+use stateright::Model;
+
+use zoocheck::client::SessionEvent;
+use zoocheck::faults::FaultBudget;
+use zoocheck::models::configuration::{
+    readers_hold_the_last_value, Command, Configuration, Phase, State, Variant,
+};
+use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
+use zoocheck::scenario::Catalogued;
+use zoocheck::store::{
+    data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
+    ANY_VERSION,
+};
+use zoocheck::world::{Action, World, WorldState};
+
+const ME: Incarnation = Incarnation {
+    client: 1,
+    restarts: 0,
+};
+
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    let mut out = Effects::default();
+    Configuration::new(variant).handle(ME, state, input, &mut out);
+    out
+}
+
+fn st(phase: Phase, written: u8, value: Option<u8>, updated: bool) -> State {
+    State {
+        phase,
+        written,
+        value,
+        updated,
+    }
+}
+
+fn get(watch: bool) -> Op {
+    Op::GetData {
+        path: Path::new("/config"),
+        watch,
+    }
+}
+
+fn exists() -> Op {
+    Op::Exists {
+        path: Path::new("/config"),
+        watch: true,
+    }
+}
+
+fn set(value: &str) -> Op {
+    Op::SetData {
+        path: Path::new("/config"),
+        data: data(value.as_bytes()),
+        version: ANY_VERSION,
+    }
+}
+
+fn value(bytes: Option<&str>) -> OpResult {
+    Ok(Response::Data {
+        data: bytes.and_then(|b| data(b.as_bytes())),
+        stat: Stat::default(),
+    })
+}
+
+fn reply(op: Op, result: OpResult) -> Input<Command> {
+    Input::Reply { op, result }
+}
+
+fn changed() -> Input<Command> {
+    Input::Watch(WatchEvent {
+        kind: EventType::NodeDataChanged,
+        path: Path::new("/config"),
+    })
+}
+
+fn sends(requests: Vec<Op>) -> Effects {
+    Effects {
+        requests,
+        observations: vec![],
+    }
+}
+
+#[test]
+fn a_writer_writes_the_next_value_and_again_after_a_lost_reply() {
+    let mut s = st(Phase::Idle, 0, None, false);
+    let out = run(Variant::Reference, &mut s, Input::Command(Command::Write));
+    assert_eq!(
+        (out, &s),
+        (sends(vec![set("1")]), &st(Phase::Writing, 1, None, false))
+    );
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        reply(set("1"), Err(ErrorCode::ConnectionLoss)),
+    );
+    assert_eq!(out, sends(vec![set("1")]));
+    let ok = Ok(Response::SetData {
+        stat: Stat::default(),
+    });
+    run(Variant::Reference, &mut s, reply(set("1"), ok));
+    assert_eq!(s, st(Phase::Idle, 1, None, false));
+    let out = run(Variant::Reference, &mut s, Input::Command(Command::Write));
+    assert_eq!(out, sends(vec![set("2")]));
+}
+
+#[test]
+fn a_reader_reads_with_a_watch_as_its_variant_does() {
+    for (variant, requests) in [
+        (Variant::Reference, vec![get(true)]),
+        (Variant::OneShot, vec![get(true)]),
+        (Variant::ReadThenWatch, vec![get(false), exists()]),
+    ] {
+        let mut s = st(Phase::Idle, 0, None, false);
+        let out = run(variant, &mut s, Input::Command(Command::Read));
+        assert_eq!(out, sends(requests), "{variant:?}");
+        assert_eq!(s.phase, Phase::Reading);
+    }
+}
+
+#[test]
+fn a_notification_reads_again_with_a_watch_unless_one_shot() {
+    for (variant, requests) in [
+        (Variant::Reference, vec![get(true)]),
+        (Variant::OneShot, vec![get(false)]),
+        (Variant::ReadThenWatch, vec![get(false), exists()]),
+    ] {
+        let mut s = st(Phase::Holding, 0, Some(0), false);
+        assert_eq!(
+            run(variant, &mut s, changed()),
+            sends(requests),
+            "{variant:?}"
+        );
+    }
+    // A reader still reading waits for its answer.
+    let mut s = st(Phase::Reading, 0, None, false);
+    assert_eq!(run(Variant::Reference, &mut s, changed()), sends(vec![]));
+}
+
+#[test]
+fn a_read_holds_its_value_and_a_new_one_is_an_update() {
+    let mut s = st(Phase::Reading, 0, None, false);
+    run(Variant::Reference, &mut s, reply(get(true), value(None)));
+    assert_eq!(s, st(Phase::Holding, 0, Some(0), false));
+    s.phase = Phase::Reading;
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(get(true), value(Some("0"))),
+    );
+    assert_eq!(s, st(Phase::Holding, 0, Some(0), false), "the same value");
+    s.phase = Phase::Reading;
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(get(true), value(Some("2"))),
+    );
+    assert_eq!(s, st(Phase::Holding, 0, Some(2), true));
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        reply(get(true), Err(ErrorCode::ConnectionLoss)),
+    );
+    assert_eq!(out, sends(vec![get(true)]));
+}
+
+#[test]
+fn a_reader_whose_session_ends_is_out() {
+    let mut s = st(Phase::Holding, 0, Some(1), false);
+    run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::Expired),
+    );
+    assert_eq!(s.phase, Phase::Dead);
+    let mut s = st(Phase::Reading, 0, Some(1), false);
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(get(true), Err(ErrorCode::SessionExpired)),
+    );
+    assert_eq!(s.phase, Phase::Dead);
+    let mut s = st(Phase::Holding, 0, Some(1), false);
+    run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::Disconnected),
+    );
+    assert_eq!(s, st(Phase::Holding, 0, Some(1), false));
+}
+
+fn world(variant: Variant) -> World<Configuration> {
+    World {
+        recipe: Configuration::new(variant),
+        scripts: vec![vec![Command::Write], vec![Command::Read]],
+        budget: FaultBudget::default(),
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties: <Configuration as Catalogued>::properties,
+        halt: None,
+    }
+}
+
+fn walk(world: &World<Configuration>, actions: &[Action]) -> WorldState<State> {
+    let mut state = world.init_states().remove(0);
+    for action in actions {
+        let mut enabled = Vec::new();
+        world.actions(&state, &mut enabled);
+        assert!(enabled.contains(action), "{action:?} is not enabled");
+        state = world.step(&state, action).unwrap();
+    }
+    state
+}
+
+#[test]
+fn world_a_write_between_the_read_and_the_watch_is_missed_only_when_they_are_apart() {
+    use Action::*;
+    // The reader's read is served, then the write, then (read_then_watch)
+    // its exists: the watch comes too late.
+    let flawed = world(Variant::ReadThenWatch);
+    let state = walk(
+        &flawed,
+        &[
+            Invoke(0),
+            Invoke(1),
+            Serve(1),
+            Serve(0),
+            Deliver(0),
+            Deliver(1),
+            Serve(1),
+            Deliver(1),
+        ],
+    );
+    assert!(flawed.is_quiescent(&state));
+    assert_eq!(state.processes[1].recipe.value, Some(0));
+    assert!(!readers_hold_the_last_value(&flawed, &state));
+    // The same order with the watch set by the read: notified, reads again.
+    let reference = world(Variant::Reference);
+    let state = walk(
+        &reference,
+        &[
+            Invoke(0),
+            Invoke(1),
+            Serve(1),
+            Serve(0),
+            Deliver(0),
+            Deliver(1),
+            Deliver(1),
+            Serve(1),
+            Deliver(1),
+        ],
+    );
+    assert!(reference.is_quiescent(&state));
+    assert_eq!(state.processes[1].recipe.value, Some(1));
+    assert!(readers_hold_the_last_value(&reference, &state));
+}

@@ -1,0 +1,279 @@
+//! The group membership's actor (`models/membership.rs`): one test per branch
+//! of `Membership::handle`, with hand-built inputs and the exact requests and
+//! state; `Recipe::served`'s join fact; then walks through the world that pin
+//! the properties' readings.
+
+use std::sync::Arc;
+
+use stateright::Model;
+
+use zoocheck::client::SessionEvent;
+use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::models::membership::{
+    views_follow_the_group, views_list_only_joined, Command, Membership, Phase, State, Variant,
+};
+use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use zoocheck::scenario::Catalogued;
+use zoocheck::store::{
+    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
+};
+use zoocheck::world::{Action, World, WorldState};
+
+const ME: Incarnation = Incarnation {
+    client: 1,
+    restarts: 0,
+};
+
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    let mut out = Effects::default();
+    Membership::new(variant).handle(ME, state, input, &mut out);
+    out
+}
+
+fn st(phase: Phase, view: &[&str], dropped: bool) -> State {
+    State {
+        phase,
+        view: view.iter().map(|name| Arc::from(*name)).collect(),
+        dropped,
+    }
+}
+
+fn create(mode: CreateMode) -> Op {
+    Op::Create {
+        path: Path::new("/group/c1"),
+        data: None,
+        mode,
+    }
+}
+
+fn list(watch: bool) -> Op {
+    Op::GetChildren {
+        path: Path::new("/group"),
+        watch,
+    }
+}
+
+fn children(names: &[&str]) -> OpResult {
+    Ok(Response::Children {
+        names: names.iter().map(|name| Arc::from(*name)).collect(),
+        stat: Stat::default(),
+    })
+}
+
+fn created() -> OpResult {
+    Ok(Response::Created {
+        path: Path::new("/group/c1"),
+        stat: Stat::default(),
+    })
+}
+
+fn reply(op: Op, result: OpResult) -> Input<Command> {
+    Input::Reply { op, result }
+}
+
+fn changed() -> Input<Command> {
+    Input::Watch(WatchEvent {
+        kind: EventType::NodeChildrenChanged,
+        path: Path::new("/group"),
+    })
+}
+
+fn sends(requests: Vec<Op>) -> Effects {
+    Effects {
+        requests,
+        observations: vec![],
+    }
+}
+
+#[test]
+fn join_creates_an_ephemeral_node_named_by_the_guid() {
+    let mut s = st(Phase::Idle, &[], false);
+    let out = run(Variant::Reference, &mut s, Input::Command(Command::Join));
+    assert_eq!(out, sends(vec![create(CreateMode::Ephemeral)]));
+    assert_eq!(s, st(Phase::Creating, &[], false));
+    // Joining again changes nothing.
+    let out = run(Variant::Reference, &mut s, Input::Command(Command::Join));
+    assert_eq!(out, sends(vec![]));
+    // The persistent variant's node outlives its session.
+    let mut s = st(Phase::Idle, &[], false);
+    let out = run(Variant::Persistent, &mut s, Input::Command(Command::Join));
+    assert_eq!(out, sends(vec![create(CreateMode::Persistent)]));
+}
+
+#[test]
+fn an_optimistic_member_lists_itself_before_its_create_is_confirmed() {
+    let mut s = st(Phase::Idle, &[], false);
+    run(Variant::Optimistic, &mut s, Input::Command(Command::Join));
+    assert_eq!(s, st(Phase::Creating, &["c1"], false));
+}
+
+#[test]
+fn a_confirmed_create_or_nodeexists_lists_the_group_with_a_watch() {
+    for result in [created(), Err(ErrorCode::NodeExists)] {
+        let mut s = st(Phase::Creating, &[], false);
+        let out = run(
+            Variant::Reference,
+            &mut s,
+            reply(create(CreateMode::Ephemeral), result),
+        );
+        assert_eq!(out, sends(vec![list(true)]));
+        assert_eq!(s, st(Phase::Member, &[], false));
+    }
+}
+
+#[test]
+fn a_lost_request_is_sent_again() {
+    let lost = Err(ErrorCode::ConnectionLoss);
+    let mut s = st(Phase::Creating, &[], false);
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        reply(create(CreateMode::Ephemeral), lost.clone()),
+    );
+    assert_eq!(out, sends(vec![create(CreateMode::Ephemeral)]));
+    let mut s = st(Phase::Member, &[], false);
+    let out = run(Variant::Reference, &mut s, reply(list(true), lost));
+    assert_eq!(out, sends(vec![list(true)]));
+}
+
+#[test]
+fn a_listing_becomes_the_sorted_view_and_a_removed_name_is_a_leave_seen() {
+    let mut s = st(Phase::Member, &[], false);
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(list(true), children(&["c2", "c1", "c0"])),
+    );
+    assert_eq!(s, st(Phase::Member, &["c0", "c1", "c2"], false));
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(list(true), children(&["c1", "c0"])),
+    );
+    assert_eq!(s, st(Phase::Member, &["c0", "c1"], true));
+}
+
+#[test]
+fn a_notification_lists_again_with_a_watch_unless_one_shot() {
+    let mut s = st(Phase::Member, &["c1"], false);
+    assert_eq!(
+        run(Variant::Reference, &mut s, changed()),
+        sends(vec![list(true)])
+    );
+    assert_eq!(
+        run(Variant::OneShot, &mut s, changed()),
+        sends(vec![list(false)])
+    );
+    // Before it is a member, or after, a notification is nothing to it.
+    let mut s = st(Phase::Creating, &[], false);
+    assert_eq!(run(Variant::Reference, &mut s, changed()), sends(vec![]));
+}
+
+#[test]
+fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
+    let mut s = st(Phase::Member, &["c0", "c1"], false);
+    run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::Expired),
+    );
+    assert_eq!(s, st(Phase::Dead, &[], false));
+    let mut s = st(Phase::Member, &["c0", "c1"], false);
+    run(
+        Variant::Reference,
+        &mut s,
+        reply(list(true), Err(ErrorCode::SessionExpired)),
+    );
+    assert_eq!(s, st(Phase::Dead, &[], false));
+    // A disconnection changes nothing: the library sets the watch again.
+    let mut s = st(Phase::Member, &["c0", "c1"], false);
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::Disconnected),
+    );
+    assert_eq!(
+        (out, s),
+        (sends(vec![]), st(Phase::Member, &["c0", "c1"], false))
+    );
+}
+
+#[test]
+fn the_server_creating_a_member_node_is_a_join() {
+    let recipe = Membership::new(Variant::Reference);
+    let op = create(CreateMode::Ephemeral);
+    assert_eq!(recipe.served(&op, &created()), Some(Observation::Joined));
+    assert_eq!(recipe.served(&op, &Err(ErrorCode::NodeExists)), None);
+    assert_eq!(recipe.served(&list(true), &children(&["c1"])), None);
+}
+
+fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Membership> {
+    World {
+        recipe: Membership::new(variant),
+        scripts: vec![vec![Command::Join]; clients],
+        budget,
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties: <Membership as Catalogued>::properties,
+        halt: None,
+    }
+}
+
+fn act(world: &World<Membership>, state: &WorldState<State>, action: Action) -> WorldState<State> {
+    let mut enabled = Vec::new();
+    world.actions(state, &mut enabled);
+    assert!(enabled.contains(&action), "{action:?} is not enabled");
+    world.step(state, &action).expect("enabled")
+}
+
+/// Takes progress actions, the lowest first, until the world is quiescent.
+fn settle(world: &World<Membership>, mut state: WorldState<State>) -> WorldState<State> {
+    loop {
+        let mut enabled = Vec::new();
+        world.actions(&state, &mut enabled);
+        let Some(action) = enabled.into_iter().find(Action::is_progress) else {
+            return state;
+        };
+        state = world.step(&state, &action).unwrap();
+    }
+}
+
+#[test]
+fn world_a_crashed_member_is_dropped_from_the_views_unless_its_node_is_persistent() {
+    let crash = FaultBudget {
+        crash: 1,
+        ..FaultBudget::default()
+    };
+    for (variant, follows) in [(Variant::Reference, true), (Variant::Persistent, false)] {
+        let world = world(variant, 2, crash);
+        let state = settle(&world, world.init_states().remove(0));
+        assert_eq!(state.processes[0].recipe.view.len(), 2);
+        assert!(views_follow_the_group(&world, &state));
+        let state = act(
+            &world,
+            &state,
+            Action::Fault(Fault::Crash {
+                client: 1,
+                applied: 0,
+            }),
+        );
+        let state = settle(&world, state);
+        assert!(world.is_quiescent(&state));
+        assert_eq!(
+            views_follow_the_group(&world, &state),
+            follows,
+            "{variant:?}"
+        );
+        assert!(views_list_only_joined(&world, &state));
+    }
+}
+
+#[test]
+fn world_an_optimistic_view_lists_a_process_before_it_joined() {
+    let world = world(Variant::Optimistic, 1, FaultBudget::default());
+    let state = act(&world, &world.init_states().remove(0), Action::Invoke(0));
+    assert!(!views_list_only_joined(&world, &state));
+    let state = act(&world, &state, Action::Serve(0));
+    assert!(views_list_only_joined(&world, &state));
+    assert_eq!(state.history.joined, 1);
+}
