@@ -6,5 +6,7 @@
 pub mod contender;
 pub mod election;
 pub mod lock;
+pub mod priority_queue;
+pub mod queue;
 pub mod revocable_lock;
 pub mod shared_lock;

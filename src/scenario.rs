@@ -42,6 +42,8 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model};
 use crate::faults::FaultBudget;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
+use crate::models::priority_queue::PriorityQueue;
+use crate::models::queue::Queue;
 use crate::models::revocable_lock::RevocableLock;
 use crate::models::shared_lock::SharedLock;
 use crate::recipe::Recipe;
@@ -169,11 +171,13 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 4] = [
+pub const RECIPES: [&str; 6] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    Queue::NAME,
+    PriorityQueue::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -183,6 +187,8 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        Queue::NAME => task.run::<Queue>(),
+        PriorityQueue::NAME => task.run::<PriorityQueue>(),
         _ => return None,
     })
 }
