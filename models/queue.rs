@@ -33,7 +33,8 @@
 //! What the server enqueued is a server fact ([`Recipe::served`] reports
 //! [`Observation::Enqueued`] for every create it applied, whether or not the
 //! producer heard back), so the history knows of an item whose put reply was
-//! lost.
+//! lost. The serial counts this process's puts, so a restarted producer would
+//! reuse its predecessor's items' names: queue scenarios allow no restart.
 //!
 //! Errors, as a careful client handles them: `CONNECTIONLOSS` means the
 //! request may or may not have been applied; a read or a listing is simply
