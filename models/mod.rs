@@ -8,6 +8,8 @@ pub mod contender;
 pub mod election;
 pub mod lock;
 pub mod membership;
+pub mod priority_queue;
+pub mod queue;
 pub mod revocable_lock;
 pub mod shared_lock;
 pub mod two_phase_commit;

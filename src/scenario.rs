@@ -44,6 +44,8 @@ use crate::models::configuration::Configuration;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::membership::Membership;
+use crate::models::priority_queue::PriorityQueue;
+use crate::models::queue::Queue;
 use crate::models::revocable_lock::RevocableLock;
 use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
@@ -172,11 +174,13 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 7] = [
+pub const RECIPES: [&str; 9] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    Queue::NAME,
+    PriorityQueue::NAME,
     TwoPhaseCommit::NAME,
     Membership::NAME,
     Configuration::NAME,
@@ -189,6 +193,8 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        Queue::NAME => task.run::<Queue>(),
+        PriorityQueue::NAME => task.run::<PriorityQueue>(),
         TwoPhaseCommit::NAME => task.run::<TwoPhaseCommit>(),
         Membership::NAME => task.run::<Membership>(),
         Configuration::NAME => task.run::<Configuration>(),

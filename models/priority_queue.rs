@@ -1,0 +1,177 @@
+//! The priority queue (seed 000 "Priority Queues", seed 002 "Priority
+//! Queue"): the queue ([`super::queue`]) with "two simple changes":
+//!
+//! 1. "To add to a queue, the pathname ends with `queue-YY` where YY is the
+//!    priority of the element with lower numbers representing higher
+//!    priority (just like UNIX)": a put creates `queue-YY-` sequentially, so
+//!    that a node's name orders it by priority, then by sequence number
+//!    ([`Command::PutHigh`] puts with priority 00, [`Command::PutLow`] with
+//!    01; [`super::queue::key`] reads them back).
+//! 2. "When removing from the queue, a client uses an up-to-date children
+//!    list meaning that the client will invalidate previously obtained
+//!    children lists if a watch notification triggers for the queue node"
+//!    ([`OnChange::Invalidate`]: a notification drops the list, so the next
+//!    take lists afresh).
+//!
+//! Everything else is the queue's reference (`guid`): persistent items named
+//! by their GUID, lowest first, a `NONODE` means someone else took it.
+//!
+//! Variants ([`Variant`]):
+//! - `fresh` (the reference): the seed's invalidation;
+//! - `stale_batch`: a consumer lists again on every notification (to keep
+//!   its one-shot watch) but goes on serving the list it read before until
+//!   that list is exhausted, as Curator's batch processing does
+//!   ([`OnChange::Relist`]).
+//!
+//! The property ([`highest_priority_first`]): a consumer never takes an item
+//! while a higher-priority item was in the list it had last read and still
+//! is. When a take succeeds the consumer records the names of its latest
+//! listing with a higher priority than the item it took
+//! ([`State::passed_over`]); the property fails in a state where one of them
+//! is still in the store. It is sound: a sequential name is never reused, so
+//! it exists over one interval of time; it existed when listed, before the
+//! take, so if it exists now it existed at the take. It is no stronger: an
+//! item put after the consumer's listing is one it cannot know of, whatever
+//! it does.
+
+use stateright::Property;
+
+use super::queue::{self, OnChange, Queue};
+pub use super::queue::{Put, State, Take};
+use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use crate::scenario::Catalogued;
+use crate::store::{Op, OpResult, Path};
+use crate::world::{World, WorldState};
+
+/// The priority of a [`Command::PutHigh`] item (`queue-00-`).
+pub const HIGH: u8 = 0;
+/// The priority of a [`Command::PutLow`] item (`queue-01-`).
+pub const LOW: u8 = 1;
+
+/// The priority queue's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Fresh,
+    StaleBatch,
+}
+
+/// What the application asks of the priority queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Puts the producer's next item with the high priority.
+    PutHigh,
+    /// Puts the producer's next item with the low priority.
+    PutLow,
+    /// Takes the item of highest priority; blocks while the queue is empty.
+    Take,
+}
+
+/// The priority queue under one variant: the queue's actor with its knobs.
+#[derive(Clone, Debug)]
+pub struct PriorityQueue {
+    pub variant: Variant,
+    pub queue: Queue,
+}
+
+impl PriorityQueue {
+    pub fn new(variant: Variant) -> PriorityQueue {
+        let mut queue = Queue::new(queue::Variant::Guid);
+        queue.record_listing = true;
+        queue.on_change = match variant {
+            Variant::Fresh => OnChange::Invalidate,
+            Variant::StaleBatch => OnChange::Relist,
+        };
+        PriorityQueue { variant, queue }
+    }
+}
+
+impl Recipe for PriorityQueue {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State::new()
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        let queue = &self.queue;
+        let input = match input {
+            Input::Command(Command::PutHigh) => return queue.put(me, state, Some(HIGH), out),
+            Input::Command(Command::PutLow) => return queue.put(me, state, Some(LOW), out),
+            Input::Command(Command::Take) => Input::Command(queue::Command::Take),
+            Input::Reply { op, result } => Input::Reply { op, result },
+            Input::Watch(event) => Input::Watch(event),
+            Input::Session(event) => Input::Session(event),
+        };
+        queue.on_input(me, state, input, out)
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        self.queue.is_busy(state)
+    }
+
+    fn is_waiting(&self, state: &State) -> bool {
+        self.queue.is_waiting(state)
+    }
+
+    fn directory(&self) -> &Path {
+        &self.queue.dir
+    }
+
+    fn claims(&self, _state: &State, _name: &str) -> bool {
+        false
+    }
+
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+        self.queue.served(op, result)
+    }
+}
+
+impl Catalogued for PriorityQueue {
+    const NAME: &'static str = "priority_queue";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("fresh", Variant::Fresh),
+        ("stale_batch", Variant::StaleBatch),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] = &[
+        ("put_high", Command::PutHigh),
+        ("put_low", Command::PutLow),
+        ("take", Command::Take),
+    ];
+
+    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> PriorityQueue {
+        PriorityQueue::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<PriorityQueue>>> {
+        vec![
+            Property::always("highest_priority_first", highest_priority_first),
+            Property::always("consumed_once", queue::consumed_once),
+            Property::always("no_item_lost", queue::no_item_lost),
+            Property::sometimes("priority_jumped", priority_jumped),
+            Property::sometimes("item_consumed", queue::item_consumed),
+            Property::sometimes("all_consumed", queue::all_consumed),
+        ]
+    }
+}
+
+/// No consumer's last take passed over a name of higher priority that is
+/// still in the queue (see the module doc for why this is sound).
+pub fn highest_priority_first(world: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
+    let store = &state.net.store;
+    let dir = world.recipe.directory();
+    state.processes.iter().all(|process| {
+        process
+            .recipe
+            .passed_over
+            .iter()
+            .all(|name| !store.exists(&dir.child(name)))
+    })
+}
+
+/// A take went ahead of an older item of lower priority in its listing: the
+/// priority mattered (the partner of highest priority first).
+pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
+    state.processes.iter().any(|process| process.recipe.jumped)
+}

@@ -1,0 +1,1247 @@
+//! The queue and priority queue actors (`models/queue.rs`,
+//! `models/priority_queue.rs`), one test per branch of the put and the take,
+//! named after the branch it reaches: each drives the actor with a hand-built
+//! input and asserts the exact effects (requests sent, observations) and the
+//! resulting state.
+//!
+//! Then a few scripted interleavings through the whole world
+//! (`zoocheck::world::World`), each walking one run action by action and
+//! reading the properties on the states it reaches.
+
+use std::sync::Arc;
+
+use stateright::Model;
+
+use zoocheck::client::SessionEvent;
+use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::models::priority_queue::{
+    self, highest_priority_first, Command as PqCommand, PriorityQueue,
+};
+use zoocheck::models::queue::{
+    consumed_once, no_item_lost, Command, Put, Putting, Queue, State, Take, Variant,
+};
+use zoocheck::recipe::{Effects, Incarnation, Input, Item, Observation, Recipe};
+use zoocheck::scenario::Catalogued;
+use zoocheck::store::{
+    data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path,
+    Response, Stat, StoreConfig, WatchEvent, ANY_VERSION,
+};
+use zoocheck::world::{Action, World, WorldState};
+
+// ---------------------------------------------------------------------------
+// Helpers.
+// ---------------------------------------------------------------------------
+
+/// Client 1's first process: a consumer (and, in the put tests, a producer).
+const ME: Incarnation = Incarnation {
+    client: 1,
+    restarts: 0,
+};
+
+const ALL_VARIANTS: [Variant; 5] = [
+    Variant::Guid,
+    Variant::Ephemeral,
+    Variant::Blind,
+    Variant::Unsorted,
+    Variant::ExactlyOnce,
+];
+
+/// Client 1's first item, and its second.
+fn first() -> Item {
+    Item::new(1, 0)
+}
+
+fn second() -> Item {
+    Item::new(1, 1)
+}
+
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    let mut out = Effects::default();
+    Queue::new(variant).handle(ME, state, input, &mut out);
+    out
+}
+
+fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
+    Effects {
+        requests,
+        observations,
+    }
+}
+
+fn nothing() -> Effects {
+    Effects::default()
+}
+
+fn at(name: &str) -> Path {
+    Path::new(&format!("/queue/{name}"))
+}
+
+fn reply(op: Op, result: OpResult) -> Input<Command> {
+    Input::Reply { op, result }
+}
+
+fn lost() -> OpResult {
+    Err(ErrorCode::ConnectionLoss)
+}
+
+fn names(list: &[&str]) -> Vec<Arc<str>> {
+    list.iter().map(|name| Arc::from(*name)).collect()
+}
+
+fn children(list: &[&str]) -> OpResult {
+    Ok(Response::Children {
+        names: names(list),
+        stat: Stat::default(),
+    })
+}
+
+fn item_data(item: Item) -> OpResult {
+    Ok(Response::Data {
+        data: data(&item.bytes()),
+        stat: Stat::default(),
+    })
+}
+
+fn exists(yes: bool) -> OpResult {
+    Ok(Response::Exists(yes.then(Stat::default)))
+}
+
+fn create_op(prefix: &str, item: Item, mode: CreateMode) -> Op {
+    Op::Create {
+        path: at(prefix),
+        data: data(&item.bytes()),
+        mode,
+    }
+}
+
+fn put_multi(prefix: &str, item: Item) -> Op {
+    Op::Multi(vec![
+        MultiOp::Create {
+            path: at(prefix),
+            data: data(&item.bytes()),
+            mode: CreateMode::PersistentSequential,
+        },
+        MultiOp::Create {
+            path: at(&format!("put-{item}")),
+            data: None,
+            mode: CreateMode::Persistent,
+        },
+    ])
+}
+
+fn take_multi(node: &str, receipt: &str) -> Op {
+    Op::Multi(vec![
+        MultiOp::Delete {
+            path: at(node),
+            version: ANY_VERSION,
+        },
+        MultiOp::Create {
+            path: at(receipt),
+            data: None,
+            mode: CreateMode::Persistent,
+        },
+    ])
+}
+
+fn committed() -> OpResult {
+    Ok(Response::Multi(MultiOutcome::Committed(vec![
+        MultiResult::Deleted,
+        MultiResult::Created {
+            path: at("taken-c1-0"),
+        },
+    ])))
+}
+
+fn aborted() -> OpResult {
+    Ok(Response::Multi(MultiOutcome::Aborted {
+        ops: 2,
+        failed_at: 0,
+        code: ErrorCode::NoNode,
+    }))
+}
+
+fn list_op(watch: bool) -> Op {
+    Op::GetChildren {
+        path: Path::new("/queue"),
+        watch,
+    }
+}
+
+fn read_op(name: &str) -> Op {
+    Op::GetData {
+        path: at(name),
+        watch: false,
+    }
+}
+
+fn delete_op(name: &str) -> Op {
+    Op::Delete {
+        path: at(name),
+        version: ANY_VERSION,
+    }
+}
+
+fn exists_op(name: &str) -> Op {
+    Op::Exists {
+        path: at(name),
+        watch: false,
+    }
+}
+
+fn children_changed<C>() -> Input<C> {
+    Input::Watch(WatchEvent {
+        kind: EventType::NodeChildrenChanged,
+        path: Path::new("/queue"),
+    })
+}
+
+fn consumed(item: Item) -> Observation {
+    Observation::Consumed { item }
+}
+
+fn putting(item: Item) -> Putting {
+    Putting {
+        item,
+        priority: None,
+    }
+}
+
+/// A producer whose first put is at `put`.
+fn producer(put: Put) -> State {
+    State {
+        puts: 1,
+        put,
+        ..State::new()
+    }
+}
+
+/// A consumer at `take` with `batch` still to try.
+fn consumer(take: Take, batch: &[&str]) -> State {
+    State {
+        take,
+        batch: names(batch),
+        ..State::new()
+    }
+}
+
+fn reading(name: &str) -> Take {
+    Take::Reading(Arc::from(name))
+}
+
+fn deleting(name: &str, item: Item) -> Take {
+    Take::Deleting(Arc::from(name), item)
+}
+
+const LOW: &str = "c0.0-queue-0000000000";
+const HIGH: &str = "c0.1-queue-0000000001";
+
+// ---------------------------------------------------------------------------
+// Put (step 2) and a lost put reply.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn put_creates_the_item_node_each_variant_names_and_flags() {
+    for (variant, expected) in [
+        (
+            Variant::Guid,
+            create_op("c1.0-queue-", first(), CreateMode::PersistentSequential),
+        ),
+        (
+            Variant::Unsorted,
+            create_op("c1.0-queue-", first(), CreateMode::PersistentSequential),
+        ),
+        (
+            Variant::Ephemeral,
+            create_op("c1.0-queue-", first(), CreateMode::EphemeralSequential),
+        ),
+        (
+            Variant::Blind,
+            create_op("queue-", first(), CreateMode::PersistentSequential),
+        ),
+        (Variant::ExactlyOnce, put_multi("queue-", first())),
+    ] {
+        let mut state = State::new();
+        let out = run(variant, &mut state, Input::Command(Command::Put));
+        assert_eq!(out, effects(vec![expected], vec![]), "{variant:?}");
+        assert_eq!(state, producer(Put::Creating(putting(first()))));
+    }
+}
+
+#[test]
+fn the_next_put_carries_the_next_serial() {
+    let mut state = producer(Put::Idle);
+    let out = run(Variant::Guid, &mut state, Input::Command(Command::Put));
+    assert_eq!(
+        out.requests,
+        [create_op(
+            "c1.1-queue-",
+            second(),
+            CreateMode::PersistentSequential
+        )]
+    );
+    assert_eq!(state.puts, 2);
+}
+
+#[test]
+fn put_while_putting_or_dead_does_nothing() {
+    for variant in ALL_VARIANTS {
+        let mut busy = producer(Put::Creating(putting(first())));
+        let before = busy.clone();
+        assert_eq!(
+            run(variant, &mut busy, Input::Command(Command::Put)),
+            nothing()
+        );
+        assert_eq!(busy, before);
+        let mut dead = State {
+            dead: true,
+            ..State::new()
+        };
+        assert_eq!(
+            run(variant, &mut dead, Input::Command(Command::Put)),
+            nothing()
+        );
+        assert_eq!(dead.puts, 0);
+    }
+}
+
+#[test]
+fn create_ok_ends_the_put() {
+    let mut state = producer(Put::Creating(putting(first())));
+    let op = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
+    let created = Ok(Response::Created {
+        path: at("c1.0-queue-0000000004"),
+        stat: Stat::default(),
+    });
+    assert_eq!(
+        run(Variant::Guid, &mut state, reply(op, created)),
+        nothing()
+    );
+    assert_eq!(state, producer(Put::Idle));
+}
+
+#[test]
+fn guid_create_connection_loss_lists_without_watch_to_find_the_item() {
+    let mut state = producer(Put::Creating(putting(first())));
+    let op = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
+    let out = run(Variant::Guid, &mut state, reply(op, lost()));
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(state, producer(Put::Recovering(putting(first()))));
+}
+
+#[test]
+fn guid_recovery_listing_showing_the_item_ends_the_put() {
+    let mut state = producer(Put::Recovering(putting(first())));
+    let listing = children(&["c0.0-queue-0000000000", "c1.0-queue-0000000001"]);
+    let out = run(Variant::Guid, &mut state, reply(list_op(false), listing));
+    assert_eq!(out, nothing());
+    assert_eq!(state, producer(Put::Idle));
+}
+
+#[test]
+fn guid_recovery_listing_without_the_item_creates_it_again() {
+    let mut state = producer(Put::Recovering(putting(first())));
+    // `c1.00-` is not `c1.0-`: the GUID is matched with its dash.
+    let listing = children(&["c0.0-queue-0000000000", "c1.1-queue-0000000001"]);
+    let out = run(Variant::Guid, &mut state, reply(list_op(false), listing));
+    assert_eq!(
+        out.requests,
+        [create_op(
+            "c1.0-queue-",
+            first(),
+            CreateMode::PersistentSequential
+        )]
+    );
+    assert_eq!(state, producer(Put::Creating(putting(first()))));
+}
+
+#[test]
+fn guid_recovery_listing_connection_loss_lists_again_and_other_errors_end_the_put() {
+    let mut state = producer(Put::Recovering(putting(first())));
+    let out = run(Variant::Guid, &mut state, reply(list_op(false), lost()));
+    assert_eq!(out.requests, [list_op(false)]);
+    assert_eq!(state, producer(Put::Recovering(putting(first()))));
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(list_op(false), Err(ErrorCode::NoNode)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(state, producer(Put::Idle));
+}
+
+#[test]
+fn blind_create_connection_loss_creates_again() {
+    let mut state = producer(Put::Creating(putting(first())));
+    let op = create_op("queue-", first(), CreateMode::PersistentSequential);
+    let out = run(Variant::Blind, &mut state, reply(op.clone(), lost()));
+    assert_eq!(out, effects(vec![op], vec![]));
+    assert_eq!(state, producer(Put::Creating(putting(first()))));
+}
+
+#[test]
+fn exactly_once_put_committed_deletes_the_marker_before_returning() {
+    let mut state = producer(Put::Creating(putting(first())));
+    let ok = Ok(Response::Multi(MultiOutcome::Committed(vec![])));
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(put_multi("queue-", first()), ok),
+    );
+    assert_eq!(out, effects(vec![delete_op("put-c1.0")], vec![]));
+    assert_eq!(state, producer(Put::CleaningUp(putting(first()))));
+    assert!(Queue::new(Variant::ExactlyOnce).is_busy(&state));
+}
+
+#[test]
+fn exactly_once_put_connection_loss_asks_whether_the_marker_exists() {
+    let mut state = producer(Put::Creating(putting(first())));
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(put_multi("queue-", first()), lost()),
+    );
+    assert_eq!(out, effects(vec![exists_op("put-c1.0")], vec![]));
+    assert_eq!(state, producer(Put::Recovering(putting(first()))));
+    // The question itself lost: ask again.
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(exists_op("put-c1.0"), lost()),
+    );
+    assert_eq!(out.requests, [exists_op("put-c1.0")]);
+}
+
+#[test]
+fn exactly_once_marker_found_deletes_it_before_returning() {
+    let mut state = producer(Put::Recovering(putting(first())));
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(exists_op("put-c1.0"), exists(true)),
+    );
+    assert_eq!(out, effects(vec![delete_op("put-c1.0")], vec![]));
+    assert_eq!(state, producer(Put::CleaningUp(putting(first()))));
+}
+
+#[test]
+fn exactly_once_marker_missing_puts_again() {
+    let mut state = producer(Put::Recovering(putting(first())));
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(exists_op("put-c1.0"), exists(false)),
+    );
+    assert_eq!(out, effects(vec![put_multi("queue-", first())], vec![]));
+    assert_eq!(state, producer(Put::Creating(putting(first()))));
+}
+
+#[test]
+fn a_lost_clean_up_is_sent_again_and_any_other_answer_ends_the_call() {
+    let marker = || producer(Put::CleaningUp(putting(first())));
+    let receipt = || consumer(Take::CleaningUp, &[]);
+    for (start, name, end) in [
+        (marker(), "put-c1.0", producer(Put::Idle)),
+        (receipt(), "taken-c1-0", consumer(Take::Idle, &[])),
+    ] {
+        let mut state = start.clone();
+        let out = run(
+            Variant::ExactlyOnce,
+            &mut state,
+            reply(delete_op(name), lost()),
+        );
+        assert_eq!(out, effects(vec![delete_op(name)], vec![]));
+        assert_eq!(state, start);
+        for result in [Ok(Response::Deleted), Err(ErrorCode::NoNode)] {
+            let mut state = start.clone();
+            let out = run(
+                Variant::ExactlyOnce,
+                &mut state,
+                reply(delete_op(name), result),
+            );
+            assert_eq!(out, nothing());
+            assert_eq!(state, end);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Take (steps 3 to 5).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn take_with_an_empty_list_lists_with_a_watch() {
+    for variant in ALL_VARIANTS {
+        let mut state = State::new();
+        let out = run(variant, &mut state, Input::Command(Command::Take));
+        assert_eq!(out, effects(vec![list_op(true)], vec![]));
+        assert_eq!(state, consumer(Take::Listing, &[]));
+    }
+}
+
+#[test]
+fn take_with_a_list_left_reads_its_next_node_without_listing() {
+    let mut state = consumer(Take::Idle, &[HIGH]);
+    let out = run(Variant::Guid, &mut state, Input::Command(Command::Take));
+    assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
+    assert_eq!(state, consumer(reading(HIGH), &[]));
+}
+
+#[test]
+fn take_while_taking_or_dead_does_nothing() {
+    let mut busy = consumer(Take::Waiting, &[]);
+    assert_eq!(
+        run(Variant::Guid, &mut busy, Input::Command(Command::Take)),
+        nothing()
+    );
+    assert_eq!(busy, consumer(Take::Waiting, &[]));
+    let mut dead = State {
+        dead: true,
+        ..State::new()
+    };
+    assert_eq!(
+        run(Variant::Guid, &mut dead, Input::Command(Command::Take)),
+        nothing()
+    );
+}
+
+#[test]
+fn an_empty_listing_waits() {
+    let mut state = consumer(Take::Listing, &[]);
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(list_op(true), children(&[])),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(state, consumer(Take::Waiting, &[]));
+    assert!(Queue::new(Variant::Guid).is_waiting(&state));
+}
+
+#[test]
+fn a_listing_is_sorted_lowest_first_and_the_lowest_read_markers_ignored() {
+    let listing = children(&[HIGH, "put-c0.1", LOW, "taken-c2-0"]);
+    let mut state = consumer(Take::Listing, &[]);
+    let out = run(Variant::Guid, &mut state, reply(list_op(true), listing));
+    assert_eq!(out, effects(vec![read_op(LOW)], vec![]));
+    assert_eq!(state, consumer(reading(LOW), &[HIGH]));
+}
+
+#[test]
+fn unsorted_reads_the_first_listed() {
+    let mut state = consumer(Take::Listing, &[]);
+    let out = run(
+        Variant::Unsorted,
+        &mut state,
+        reply(list_op(true), children(&[HIGH, LOW])),
+    );
+    assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
+    assert_eq!(state, consumer(reading(HIGH), &[LOW]));
+}
+
+#[test]
+fn a_lost_listing_lists_again() {
+    let mut state = consumer(Take::Listing, &[]);
+    let out = run(Variant::Guid, &mut state, reply(list_op(true), lost()));
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(state, consumer(Take::Listing, &[]));
+}
+
+#[test]
+fn the_item_read_is_deleted_or_taken_by_multi() {
+    let mut state = consumer(reading(LOW), &[HIGH]);
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(read_op(LOW), item_data(Item::new(0, 0))),
+    );
+    assert_eq!(out, effects(vec![delete_op(LOW)], vec![]));
+    assert_eq!(state, consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]));
+
+    let mut state = consumer(reading(LOW), &[]);
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(read_op(LOW), item_data(Item::new(0, 0))),
+    );
+    assert_eq!(out, effects(vec![take_multi(LOW, "taken-c1-0")], vec![]));
+    assert_eq!(state, consumer(deleting(LOW, Item::new(0, 0)), &[]));
+}
+
+#[test]
+fn a_node_that_carries_no_item_is_skipped() {
+    let mut state = consumer(reading(LOW), &[HIGH]);
+    let junk = Ok(Response::Data {
+        data: data(b"junk"),
+        stat: Stat::default(),
+    });
+    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), junk));
+    assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
+    assert_eq!(state, consumer(reading(HIGH), &[]));
+}
+
+#[test]
+fn read_no_node_tries_the_next_or_lists_when_the_list_is_exhausted() {
+    let mut state = consumer(reading(LOW), &[HIGH]);
+    let gone = Err(ErrorCode::NoNode);
+    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), gone.clone()));
+    assert_eq!(out.requests, [read_op(HIGH)]);
+    let out = run(Variant::Guid, &mut state, reply(read_op(HIGH), gone));
+    assert_eq!(out.requests, [list_op(true)]);
+    assert_eq!(state, consumer(Take::Listing, &[]));
+}
+
+#[test]
+fn a_lost_read_reads_again() {
+    let mut state = consumer(reading(LOW), &[]);
+    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), lost()));
+    assert_eq!(out.requests, [read_op(LOW)]);
+    assert_eq!(state, consumer(reading(LOW), &[]));
+}
+
+#[test]
+fn delete_ok_consumes_the_item_and_keeps_the_rest_of_the_list() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(delete_op(LOW), Ok(Response::Deleted)),
+    );
+    assert_eq!(out, effects(vec![], vec![consumed(Item::new(0, 0))]));
+    assert_eq!(
+        state,
+        State {
+            takes: 1,
+            ..consumer(Take::Idle, &[HIGH])
+        }
+    );
+}
+
+#[test]
+fn delete_no_node_means_someone_else_took_it() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(delete_op(LOW), Err(ErrorCode::NoNode)),
+    );
+    assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
+    assert_eq!(state, consumer(reading(HIGH), &[]));
+}
+
+#[test]
+fn a_lost_delete_deletes_again() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
+    let out = run(Variant::Guid, &mut state, reply(delete_op(LOW), lost()));
+    assert_eq!(out, effects(vec![delete_op(LOW)], vec![]));
+    assert_eq!(state, consumer(deleting(LOW, Item::new(0, 0)), &[]));
+}
+
+#[test]
+fn exactly_once_take_committed_consumes_and_deletes_the_receipt_before_returning() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(take_multi(LOW, "taken-c1-0"), committed()),
+    );
+    assert_eq!(
+        out,
+        effects(
+            vec![delete_op("taken-c1-0")],
+            vec![consumed(Item::new(0, 0))]
+        )
+    );
+    assert_eq!(state.takes, 1);
+    assert_eq!(state.take, Take::CleaningUp);
+}
+
+#[test]
+fn exactly_once_take_aborted_tries_the_next() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(take_multi(LOW, "taken-c1-0"), aborted()),
+    );
+    assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
+    assert_eq!(state, consumer(reading(HIGH), &[]));
+}
+
+#[test]
+fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
+    let checking = Take::Checking(Arc::from(LOW), Item::new(0, 0));
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(take_multi(LOW, "taken-c1-0"), lost()),
+    );
+    assert_eq!(out, effects(vec![exists_op("taken-c1-0")], vec![]));
+    assert_eq!(state, consumer(checking.clone(), &[]));
+
+    // Lost again: ask again.
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(exists_op("taken-c1-0"), lost()),
+    );
+    assert_eq!(out.requests, [exists_op("taken-c1-0")]);
+
+    // Found: the take was applied.
+    let mut found = state.clone();
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut found,
+        reply(exists_op("taken-c1-0"), exists(true)),
+    );
+    assert_eq!(
+        out,
+        effects(
+            vec![delete_op("taken-c1-0")],
+            vec![consumed(Item::new(0, 0))]
+        )
+    );
+    assert_eq!(found.take, Take::CleaningUp);
+
+    // Missing: it was not; take again.
+    let out = run(
+        Variant::ExactlyOnce,
+        &mut state,
+        reply(exists_op("taken-c1-0"), exists(false)),
+    );
+    assert_eq!(out, effects(vec![take_multi(LOW, "taken-c1-0")], vec![]));
+    assert_eq!(state, consumer(deleting(LOW, Item::new(0, 0)), &[]));
+}
+
+// ---------------------------------------------------------------------------
+// Watches, sessions, quitting.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn children_changed_while_waiting_lists_again() {
+    let mut state = consumer(Take::Waiting, &[]);
+    let out = run(Variant::Guid, &mut state, children_changed());
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(state, consumer(Take::Listing, &[]));
+}
+
+#[test]
+fn children_changed_while_not_waiting_follows_the_on_change_knob() {
+    let pq = |variant| PriorityQueue::new(variant);
+    let start = || consumer(reading(LOW), &[HIGH]);
+
+    // The plain queue serves its list until it is exhausted.
+    let mut state = start();
+    assert_eq!(
+        run(Variant::Guid, &mut state, children_changed()),
+        nothing()
+    );
+    assert_eq!(state, start());
+
+    // The priority queue's reference drops its list.
+    let mut state = start();
+    let mut out = Effects::default();
+    pq(priority_queue::Variant::Fresh).handle(ME, &mut state, children_changed(), &mut out);
+    assert_eq!(out, nothing());
+    assert_eq!(state, consumer(reading(LOW), &[]));
+
+    // The stale batch lists again and keeps its list; the listing is
+    // recorded beside it, not served.
+    let stale = pq(priority_queue::Variant::StaleBatch);
+    let mut state = start();
+    let mut out = Effects::default();
+    stale.handle(ME, &mut state, children_changed(), &mut out);
+    assert_eq!(out, effects(vec![list_op(true)], vec![]));
+    assert_eq!(state, start());
+    let mut out = Effects::default();
+    let listing = children(&["queue-01-0000000000", "queue-00-0000000001"]);
+    stale.handle(
+        ME,
+        &mut state,
+        Input::Reply {
+            op: list_op(true),
+            result: listing,
+        },
+        &mut out,
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(state.batch, names(&[HIGH]));
+    assert_eq!(
+        state.listing,
+        names(&["queue-00-0000000001", "queue-01-0000000000"])
+    );
+    // Its lost background listing is sent again; the plain queue's is not.
+    let mut out = Effects::default();
+    stale.handle(
+        ME,
+        &mut state,
+        Input::Reply {
+            op: list_op(true),
+            result: lost(),
+        },
+        &mut out,
+    );
+    assert_eq!(out.requests, [list_op(true)]);
+    let mut plain = start();
+    assert_eq!(
+        run(Variant::Guid, &mut plain, reply(list_op(true), lost())),
+        nothing()
+    );
+}
+
+#[test]
+fn other_watch_events_are_ignored() {
+    let mut state = consumer(Take::Waiting, &[]);
+    let deleted = Input::Watch(WatchEvent {
+        kind: EventType::NodeDeleted,
+        path: Path::new("/queue"),
+    });
+    assert_eq!(run(Variant::Guid, &mut state, deleted), nothing());
+    let elsewhere = Input::Watch(WatchEvent {
+        kind: EventType::NodeChildrenChanged,
+        path: Path::new("/other"),
+    });
+    assert_eq!(run(Variant::Guid, &mut state, elsewhere), nothing());
+    assert_eq!(state, consumer(Take::Waiting, &[]));
+}
+
+#[test]
+fn expired_or_closed_ends_every_call_and_later_commands_do_nothing() {
+    for event in [SessionEvent::Expired, SessionEvent::Closed] {
+        let mut state = State {
+            put: Put::Creating(putting(first())),
+            ..consumer(Take::Waiting, &[HIGH])
+        };
+        assert_eq!(
+            run(Variant::Guid, &mut state, Input::Session(event)),
+            nothing()
+        );
+        assert!(state.dead);
+        assert_eq!(state.put, Put::Idle);
+        assert_eq!(state.take, Take::Idle);
+        assert!(state.batch.is_empty());
+        let queue = Queue::new(Variant::Guid);
+        assert!(!queue.is_busy(&state) && !queue.is_waiting(&state));
+        assert_eq!(
+            run(Variant::Guid, &mut state, Input::Command(Command::Take)),
+            nothing()
+        );
+    }
+}
+
+#[test]
+fn a_session_expired_reply_ends_the_process() {
+    let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
+    let out = run(
+        Variant::Guid,
+        &mut state,
+        reply(delete_op(LOW), Err(ErrorCode::SessionExpired)),
+    );
+    assert_eq!(out, nothing());
+    assert!(state.dead);
+    assert_eq!(state.take, Take::Idle);
+}
+
+#[test]
+fn disconnected_and_sync_connected_change_nothing() {
+    for event in [SessionEvent::Disconnected, SessionEvent::SyncConnected] {
+        let mut state = consumer(Take::Waiting, &[]);
+        assert_eq!(
+            run(Variant::Guid, &mut state, Input::Session(event)),
+            nothing()
+        );
+        assert_eq!(state, consumer(Take::Waiting, &[]));
+    }
+}
+
+#[test]
+fn quit_closes_the_session_unless_a_call_is_under_way() {
+    let mut state = producer(Put::Idle);
+    let out = run(Variant::Guid, &mut state, Input::Command(Command::Quit));
+    assert_eq!(out, effects(vec![Op::Close], vec![]));
+    assert!(state.dead);
+    let mut busy = consumer(Take::Waiting, &[]);
+    assert_eq!(
+        run(Variant::Guid, &mut busy, Input::Command(Command::Quit)),
+        nothing()
+    );
+    assert!(!busy.dead);
+}
+
+#[test]
+fn is_busy_while_putting_or_taking_and_waiting_only_on_an_empty_queue() {
+    let queue = Queue::new(Variant::Guid);
+    assert!(!queue.is_busy(&State::new()));
+    assert!(queue.is_busy(&producer(Put::Recovering(putting(first())))));
+    assert!(queue.is_busy(&producer(Put::CleaningUp(putting(first())))));
+    for take in [
+        Take::Listing,
+        Take::Waiting,
+        reading(LOW),
+        deleting(LOW, first()),
+        Take::Checking(Arc::from(LOW), first()),
+        Take::CleaningUp,
+    ] {
+        let state = consumer(take.clone(), &[]);
+        assert!(queue.is_busy(&state));
+        assert_eq!(queue.is_waiting(&state), take == Take::Waiting);
+    }
+    assert!(!queue.claims(&consumer(reading(LOW), &[]), LOW));
+}
+
+// ---------------------------------------------------------------------------
+// Server facts.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn served_reports_an_applied_put_as_enqueued_and_nothing_else() {
+    let queue = Queue::new(Variant::Guid);
+    let enqueued = Some(Observation::Enqueued { item: first() });
+    let create = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
+    let created = Ok(Response::Created {
+        path: at("c1.0-queue-0000000000"),
+        stat: Stat::default(),
+    });
+    assert_eq!(queue.served(&create, &created), enqueued);
+    assert_eq!(queue.served(&create, &Err(ErrorCode::NoNode)), None);
+    let multi = put_multi("queue-", first());
+    let ok = Ok(Response::Multi(MultiOutcome::Committed(vec![])));
+    assert_eq!(queue.served(&multi, &ok), enqueued);
+    assert_eq!(queue.served(&multi, &aborted()), None);
+    // A take's multi creates a receipt, not an item.
+    assert_eq!(
+        queue.served(&take_multi(LOW, "taken-c1-0"), &committed()),
+        None
+    );
+    assert_eq!(queue.served(&delete_op(LOW), &Ok(Response::Deleted)), None);
+}
+
+#[test]
+fn the_catalogues_name_variants_commands_and_properties() {
+    assert_eq!(<Queue as Catalogued>::NAME, "queue");
+    let variants: Vec<&str> = Queue::VARIANTS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(
+        variants,
+        ["guid", "ephemeral", "blind", "unsorted", "exactly_once"]
+    );
+    let commands: Vec<&str> = Queue::COMMANDS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(commands, ["put", "take", "quit"]);
+    let properties: Vec<&str> = <Queue as Catalogued>::properties()
+        .iter()
+        .map(|property| property.name)
+        .collect();
+    assert_eq!(
+        properties,
+        [
+            "consumed_once",
+            "no_item_lost",
+            "producer_order",
+            "item_consumed",
+            "all_consumed",
+            "two_of_one_producer"
+        ]
+    );
+    assert_eq!(<PriorityQueue as Catalogued>::NAME, "priority_queue");
+    let commands: Vec<&str> = PriorityQueue::COMMANDS
+        .iter()
+        .map(|(name, _)| *name)
+        .collect();
+    assert_eq!(commands, ["put_high", "put_low", "take"]);
+}
+
+// ---------------------------------------------------------------------------
+// The priority queue's own steps.
+// ---------------------------------------------------------------------------
+
+fn pq_run(
+    variant: priority_queue::Variant,
+    state: &mut State,
+    input: Input<priority_queue::Command>,
+) -> Effects {
+    let mut out = Effects::default();
+    PriorityQueue::new(variant).handle(ME, state, input, &mut out);
+    out
+}
+
+#[test]
+fn priority_puts_name_the_priority_before_the_sequence() {
+    use priority_queue::Command::*;
+    for (command, prefix) in [(PutHigh, "c1.0-queue-00-"), (PutLow, "c1.0-queue-01-")] {
+        let mut state = State::new();
+        let out = pq_run(
+            priority_queue::Variant::Fresh,
+            &mut state,
+            Input::Command(command),
+        );
+        assert_eq!(
+            out.requests,
+            [create_op(prefix, first(), CreateMode::PersistentSequential)]
+        );
+        // A lost reply's recovery creates with the same priority.
+        let out = pq_run(
+            priority_queue::Variant::Fresh,
+            &mut state,
+            Input::Reply {
+                op: out.requests[0].clone(),
+                result: lost(),
+            },
+        );
+        assert_eq!(out.requests, [list_op(false)]);
+        let out = pq_run(
+            priority_queue::Variant::Fresh,
+            &mut state,
+            Input::Reply {
+                op: list_op(false),
+                result: children(&[]),
+            },
+        );
+        assert_eq!(
+            out.requests,
+            [create_op(prefix, first(), CreateMode::PersistentSequential)]
+        );
+    }
+}
+
+#[test]
+fn a_priority_take_records_what_it_passed_over_and_whether_it_jumped() {
+    let low_old = "c0.0-queue-01-0000000000";
+    let high = "c0.1-queue-00-0000000001";
+    let low_new = "c0.2-queue-01-0000000002";
+    // Took the high item ahead of an older low one: jumped, passed nothing.
+    let mut state = State {
+        listing: names(&[high, low_old, low_new]),
+        ..consumer(deleting(high, Item::new(0, 1)), &[low_old, low_new])
+    };
+    let out = pq_run(
+        priority_queue::Variant::Fresh,
+        &mut state,
+        Input::Reply {
+            op: delete_op(high),
+            result: Ok(Response::Deleted),
+        },
+    );
+    assert_eq!(out.observations, [consumed(Item::new(0, 1))]);
+    assert!(state.jumped);
+    assert!(state.passed_over.is_empty());
+    // Took a low item with the high one in its listing: passed it over.
+    let mut state = State {
+        listing: names(&[high, low_old]),
+        ..consumer(deleting(low_old, Item::new(0, 0)), &[])
+    };
+    pq_run(
+        priority_queue::Variant::StaleBatch,
+        &mut state,
+        Input::Reply {
+            op: delete_op(low_old),
+            result: Ok(Response::Deleted),
+        },
+    );
+    assert_eq!(state.passed_over, names(&[high]));
+    assert!(!state.jumped);
+}
+
+// ---------------------------------------------------------------------------
+// Scripted interleavings through the whole world.
+// ---------------------------------------------------------------------------
+
+fn world<R: Catalogued>(recipe: R, scripts: Vec<Vec<R::Command>>, budget: FaultBudget) -> World<R> {
+    World {
+        recipe,
+        scripts,
+        budget,
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties: <R as Catalogued>::properties,
+        halt: None,
+    }
+}
+
+/// Takes `action`, which must be one the checker could choose.
+fn act<R: Recipe>(
+    world: &World<R>,
+    state: &WorldState<R::State>,
+    action: Action,
+) -> WorldState<R::State> {
+    let mut enabled = Vec::new();
+    world.actions(state, &mut enabled);
+    assert!(
+        enabled.contains(&action),
+        "{action:?} is not enabled; enabled: {enabled:?}"
+    );
+    world
+        .step(state, &action)
+        .unwrap_or_else(|| panic!("{action:?} did nothing"))
+}
+
+fn walk<R: Recipe>(
+    world: &World<R>,
+    mut state: WorldState<R::State>,
+    actions: &[Action],
+) -> WorldState<R::State> {
+    for action in actions {
+        state = act(world, &state, action.clone());
+    }
+    state
+}
+
+/// Client `client` is invoked, its request served and the reply read.
+fn round(client: usize) -> Vec<Action> {
+    vec![
+        Action::Invoke(client),
+        Action::Serve(client),
+        Action::Deliver(client),
+    ]
+}
+
+/// A consumer's delete served, then its own watch's notification and the
+/// reply read.
+fn deleted(client: usize) -> Vec<Action> {
+    vec![
+        Action::Serve(client),
+        Action::Deliver(client),
+        Action::Deliver(client),
+    ]
+}
+
+/// One request of `client` served and its reply read.
+fn served(client: usize) -> Vec<Action> {
+    vec![Action::Serve(client), Action::Deliver(client)]
+}
+
+#[test]
+fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
+    let world = world(
+        Queue::new(Variant::Guid),
+        vec![vec![Command::Put], vec![Command::Take, Command::Take]],
+        FaultBudget {
+            lose_reply: 1,
+            ..FaultBudget::default()
+        },
+    );
+    let init = world.init_states().remove(0);
+    // c0's create is applied, its reply lost: the item is enqueued.
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Fault(Fault::LoseReply { client: 0 }),
+        ],
+    );
+    let item = Item::new(0, 0);
+    assert_eq!(state.history.queue.enqueued, item.bit());
+    // c1 takes it: list, read, delete.
+    let state = walk(&world, state, &round(1));
+    let state = walk(&world, state, &served(1));
+    let state = walk(&world, state, &deleted(1));
+    assert_eq!(state.history.queue.consumed, item.bit());
+    assert!(consumed_once(&world, &state));
+    // c0 notices, lists for its GUID, finds nothing, creates again.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Deliver(0),
+            Action::Reconnect(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(state.processes[0].recipe.put, Put::Creating(putting(item)));
+    let state = walk(&world, state, &served(0));
+    assert_eq!(state.processes[0].recipe.put, Put::Idle);
+    // c1's second take gets the same item again.
+    let state = walk(&world, state, &round(1));
+    let state = walk(&world, state, &served(1));
+    assert!(consumed_once(&world, &state));
+    let state = walk(&world, state, &deleted(1));
+    assert!(!consumed_once(&world, &state));
+}
+
+#[test]
+fn world_an_ephemeral_item_goes_with_its_producers_session_and_is_lost() {
+    for (variant, lost) in [(Variant::Ephemeral, true), (Variant::Guid, false)] {
+        let world = world(
+            Queue::new(variant),
+            vec![vec![Command::Put, Command::Quit], vec![Command::Take]],
+            FaultBudget::default(),
+        );
+        let init = world.init_states().remove(0);
+        let state = walk(&world, init, &round(0));
+        let state = walk(&world, state, &round(0));
+        assert_eq!(state.history.queue.enqueued, Item::new(0, 0).bit());
+        // The consumer lists after the session closed.
+        let state = walk(&world, state, &round(1));
+        let waiting = state.processes[1].recipe.take == Take::Waiting;
+        assert_eq!(waiting, lost, "{variant:?}");
+        if lost {
+            assert!(world.is_quiescent(&state));
+            assert!(!no_item_lost(&world, &state));
+        } else {
+            let state = walk(&world, state, &served(1));
+            let state = walk(&world, state, &deleted(1));
+            assert!(world.is_quiescent(&state));
+            assert!(no_item_lost(&world, &state));
+        }
+    }
+}
+
+#[test]
+fn world_no_item_lost_counts_an_item_left_beside_a_waiting_consumer() {
+    let world = world(
+        Queue::new(Variant::Guid),
+        vec![vec![Command::Put], vec![Command::Take]],
+        FaultBudget::default(),
+    );
+    let init = world.init_states().remove(0);
+    let state = walk(&world, init, &round(0));
+    let state = walk(&world, state, &round(1));
+    let state = walk(&world, state, &served(1));
+    let state = walk(&world, state, &deleted(1));
+    assert!(world.is_quiescent(&state));
+    assert!(no_item_lost(&world, &state));
+    // The same state with the item still in the queue while the consumer
+    // waits (not reachable: it checks what the property reads) is a loss,
+    // and so is the item gone unconsumed.
+    let mut stranded = state.clone();
+    stranded.history.queue.consumed = 0;
+    assert!(!no_item_lost(&world, &stranded));
+    stranded.processes[1].recipe.take = Take::Idle;
+    assert!(!no_item_lost(&world, &stranded));
+}
+
+#[test]
+fn world_stale_batch_takes_the_low_item_past_the_high_one_it_listed() {
+    let world = world(
+        PriorityQueue::new(priority_queue::Variant::StaleBatch),
+        vec![
+            vec![PqCommand::PutLow, PqCommand::PutHigh],
+            vec![PqCommand::Take, PqCommand::Take],
+        ],
+        FaultBudget::default(),
+    );
+    let init = world.init_states().remove(0);
+    let state = walk(&world, init, &round(0));
+    // c1 lists the low item alone and asks for its data.
+    let state = walk(&world, state, &round(1));
+    // The high item arrives; its notification reaches c1 before the data.
+    let state = walk(&world, state, &round(0));
+    let state = walk(&world, state, &[Action::Serve(1), Action::Deliver(1)]);
+    assert_eq!(
+        state.processes[1].recipe.batch,
+        Vec::<Arc<str>>::new(),
+        "the list being served is the one item being read"
+    );
+    // c1 lists again to keep its watch, then reads the data and deletes.
+    let state = walk(&world, state, &[Action::Deliver(1)]);
+    assert!(matches!(state.processes[1].recipe.take, Take::Deleting(..)));
+    let state = walk(&world, state, &[Action::Serve(1), Action::Serve(1)]);
+    let state = walk(&world, state, &[Action::Deliver(1)]);
+    assert_eq!(state.processes[1].recipe.listing.len(), 2);
+    assert!(highest_priority_first(&world, &state));
+    // Its delete's notification (it lists again), then the delete's reply:
+    // c1 took the low item past the high one it listed, still there.
+    let state = walk(&world, state, &[Action::Deliver(1), Action::Deliver(1)]);
+    assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
+    assert!(!highest_priority_first(&world, &state));
+}
