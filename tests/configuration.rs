@@ -17,6 +17,9 @@ use zoocheck::store::{
 };
 use zoocheck::world::{Action, World, WorldState};
 
+mod actor;
+use actor::*;
+
 const ME: Incarnation = Incarnation {
     client: 1,
     restarts: 0,
@@ -64,10 +67,6 @@ fn value(bytes: Option<&str>) -> OpResult {
         data: bytes.and_then(|b| data(b.as_bytes())),
         stat: Stat::default(),
     })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
 }
 
 fn changed() -> Input<Command> {

@@ -19,6 +19,9 @@ use zoocheck::store::{
 };
 use zoocheck::world::{Action, World, WorldState};
 
+mod actor;
+use actor::*;
+
 const ME: Incarnation = Incarnation {
     client: 1,
     restarts: 0,
@@ -53,22 +56,11 @@ fn list(watch: bool) -> Op {
     }
 }
 
-fn children(names: &[&str]) -> OpResult {
-    Ok(Response::Children {
-        names: names.iter().map(|name| Arc::from(*name)).collect(),
-        stat: Stat::default(),
-    })
-}
-
 fn created() -> OpResult {
     Ok(Response::Created {
         path: Path::new("/group/c1"),
         stat: Stat::default(),
     })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
 }
 
 fn changed() -> Input<Command> {
@@ -217,13 +209,6 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Members
         properties: <Membership as Catalogued>::properties,
         halt: None,
     }
-}
-
-fn act(world: &World<Membership>, state: &WorldState<State>, action: Action) -> WorldState<State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(enabled.contains(&action), "{action:?} is not enabled");
-    world.step(state, &action).expect("enabled")
 }
 
 /// Takes progress actions, the lowest first, until the world is quiescent.

@@ -26,7 +26,10 @@ use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path,
     Response, Stat, StoreConfig, WatchEvent, ANY_VERSION,
 };
-use zoocheck::world::{Action, World, WorldState};
+use zoocheck::world::{Action, World};
+
+mod actor;
+use actor::*;
 
 // ---------------------------------------------------------------------------
 // Helpers.
@@ -61,38 +64,8 @@ fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
     out
 }
 
-fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
-    Effects {
-        requests,
-        observations,
-    }
-}
-
-fn nothing() -> Effects {
-    Effects::default()
-}
-
 fn at(name: &str) -> Path {
     Path::new(&format!("/queue/{name}"))
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
-}
-
-fn lost() -> OpResult {
-    Err(ErrorCode::ConnectionLoss)
-}
-
-fn names(list: &[&str]) -> Vec<Arc<str>> {
-    list.iter().map(|name| Arc::from(*name)).collect()
-}
-
-fn children(list: &[&str]) -> OpResult {
-    Ok(Response::Children {
-        names: names(list),
-        stat: Stat::default(),
-    })
 }
 
 fn item_data(item: Item) -> OpResult {
@@ -1054,34 +1027,6 @@ fn world<R: Catalogued>(recipe: R, scripts: Vec<Vec<R::Command>>, budget: FaultB
         properties: <R as Catalogued>::properties,
         halt: None,
     }
-}
-
-/// Takes `action`, which must be one the checker could choose.
-fn act<R: Recipe>(
-    world: &World<R>,
-    state: &WorldState<R::State>,
-    action: Action,
-) -> WorldState<R::State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(
-        enabled.contains(&action),
-        "{action:?} is not enabled; enabled: {enabled:?}"
-    );
-    world
-        .step(state, &action)
-        .unwrap_or_else(|| panic!("{action:?} did nothing"))
-}
-
-fn walk<R: Recipe>(
-    world: &World<R>,
-    mut state: WorldState<R::State>,
-    actions: &[Action],
-) -> WorldState<R::State> {
-    for action in actions {
-        state = act(world, &state, action.clone());
-    }
-    state
 }
 
 /// Client `client` is invoked, its request served and the reply read.

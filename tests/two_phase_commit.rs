@@ -15,9 +15,12 @@ use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
-    Stat, StoreConfig, WatchEvent, ANY_VERSION,
+    Stat, StoreConfig, ANY_VERSION,
 };
 use zoocheck::world::{Action, World, WorldState};
+
+mod actor;
+use actor::*;
 
 /// Client 1: a site of the group {1, 2}; client 0 coordinates.
 const SITE: Incarnation = Incarnation {
@@ -112,21 +115,6 @@ fn set() -> OpResult {
     Ok(Response::SetData {
         stat: Stat::default(),
     })
-}
-
-fn reply(op: Op, result: OpResult) -> Input<Command> {
-    Input::Reply { op, result }
-}
-
-fn event(kind: EventType, path: Path) -> Input<Command> {
-    Input::Watch(WatchEvent { kind, path })
-}
-
-fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
-    Effects {
-        requests,
-        observations,
-    }
 }
 
 fn decides(commit: bool) -> Observation {
@@ -637,17 +625,6 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
         properties: <TwoPhaseCommit as Catalogued>::properties,
         halt: None,
     }
-}
-
-fn act(
-    world: &World<TwoPhaseCommit>,
-    state: &WorldState<State>,
-    action: Action,
-) -> WorldState<State> {
-    let mut enabled = Vec::new();
-    world.actions(state, &mut enabled);
-    assert!(enabled.contains(&action), "{action:?} is not enabled");
-    world.step(state, &action).expect("enabled")
 }
 
 /// Serves and delivers client `c` until it has nothing left to do.
