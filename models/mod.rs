@@ -3,6 +3,7 @@
 //! promises. The lock, the shared lock and leader election share the
 //! contender's machinery and differ in their decision rules.
 
+pub mod barrier;
 pub mod contender;
 pub mod election;
 pub mod lock;

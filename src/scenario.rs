@@ -40,6 +40,7 @@ use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
+use crate::models::barrier::Barrier;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::revocable_lock::RevocableLock;
@@ -169,11 +170,12 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 4] = [
+pub const RECIPES: [&str; 5] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    Barrier::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -183,6 +185,7 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        Barrier::NAME => task.run::<Barrier>(),
         _ => return None,
     })
 }

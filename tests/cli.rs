@@ -1107,7 +1107,16 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     // scenario files name them.
     let recipes = zoocheck::scenario::recipes();
     let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name).collect();
-    assert_eq!(names, ["lock", "shared_lock", "revocable_lock", "election"]);
+    assert_eq!(
+        names,
+        [
+            "lock",
+            "shared_lock",
+            "revocable_lock",
+            "election",
+            "barrier"
+        ]
+    );
     let lock = &recipes[0];
     let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
     assert_eq!(properties, LOCK_PROPERTIES);

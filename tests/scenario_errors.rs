@@ -106,7 +106,7 @@ fn an_unknown_recipe_lists_the_known_ones() {
     assert_eq!(
         error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
         "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock, \
-         shared_lock, revocable_lock, election"
+         shared_lock, revocable_lock, election, barrier"
     );
 }
 
@@ -308,5 +308,54 @@ fn a_command_of_another_recipe_is_refused() {
             "script = [\"volunteer\"]",
         )),
         "scenarios/lock/broken.toml: `script`: \"volunteer\"; expected one of acquire, work, release"
+    );
+}
+
+/// A barrier scenario: a controller and two waiters.
+fn barrier(scripts: &str) -> String {
+    format!(
+        r#"description = "barrier"
+recipe = "barrier"
+variant = "reference"
+clients = 3
+scripts = {scripts}
+
+[expect]
+no_early_pass = "holds"
+waiters_proceed = "holds"
+someone_passed = "reached"
+waiter_woken = "reached"
+"#
+    )
+}
+
+fn error_at(text: &str, file: &str) -> String {
+    match Scenario::parse(text, Path::new(file), "x") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn a_barrier_with_two_controllers_is_refused() {
+    assert_eq!(
+        error_at(
+            &barrier(r#"[["lift"], ["lift"], ["wait"]]"#),
+            "scenarios/barrier/broken.toml"
+        ),
+        "scenarios/barrier/broken.toml: `scripts`: more than one `lift`; expected one \
+         controller at most"
+    );
+}
+
+#[test]
+fn a_barrier_script_of_two_commands_is_refused() {
+    assert_eq!(
+        error_at(
+            &barrier(r#"[["lift"], ["wait", "wait"], ["wait"]]"#),
+            "scenarios/barrier/broken.toml"
+        ),
+        "scenarios/barrier/broken.toml: `scripts`: a script of more than one command; expected \
+         [\"wait\"] or [\"lift\"] (the node is deleted once and never re-created)"
     );
 }
