@@ -5,6 +5,7 @@
 
 pub mod barrier;
 pub mod contender;
+pub mod double_barrier;
 pub mod election;
 pub mod lock;
 pub mod revocable_lock;

@@ -41,6 +41,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
 use crate::models::barrier::Barrier;
+use crate::models::double_barrier::DoubleBarrier;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::revocable_lock::RevocableLock;
@@ -170,12 +171,13 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 5] = [
+pub const RECIPES: [&str; 6] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
     Barrier::NAME,
+    DoubleBarrier::NAME,
 ];
 
 /// Runs `task` with the recipe called `name`; `None` if there is none.
@@ -186,6 +188,7 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
         Barrier::NAME => task.run::<Barrier>(),
+        DoubleBarrier::NAME => task.run::<DoubleBarrier>(),
         _ => return None,
     })
 }
