@@ -1211,6 +1211,37 @@ mod double_barrier {
     }
 
     #[test]
+    fn world_a_lost_create_reply_still_joined_and_the_retry_finds_our_node() {
+        let budget = FaultBudget {
+            lose_reply: 1,
+            ..FaultBudget::default()
+        };
+        let world = world(Variant::Seed, budget);
+        let init = world.init_states().remove(0);
+        let mut state = walk(&world, init, &[Action::Invoke(0)]);
+        state = walk(&world, state, &round_trip(0));
+        assert_eq!(state.processes[0].recipe.phase, Phase::Joining);
+        state = walk(
+            &world,
+            state,
+            &[Action::Fault(Fault::LoseReply { client: 0 })],
+        );
+        // The server created it: a server fact, though c0 never heard.
+        assert_eq!(state.history.joined.count_ones(), 1);
+        assert!(state.net.store.exists(&at("c0")));
+        state = walk(&world, state, &[Action::Deliver(0), Action::Reconnect(0)]);
+        assert_eq!(state.processes[0].recipe.phase, Phase::Joining);
+        state = walk(&world, state, &[Action::Serve(0)]);
+        assert_eq!(
+            state.history.joined.count_ones(),
+            1,
+            "NODEEXISTS joins nobody"
+        );
+        state = walk(&world, state, &[Action::Deliver(0)]);
+        assert_eq!(state.processes[0].recipe.phase, Phase::Counting);
+    }
+
+    #[test]
     fn leave_safety_and_enter_safety_read_states_and_the_joined_count() {
         let world = world(Variant::Seed, FaultBudget::default());
         let init = world.init_states().remove(0);
