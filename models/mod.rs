@@ -3,8 +3,10 @@
 //! promises. The lock, the shared lock and leader election share the
 //! contender's machinery and differ in their decision rules.
 
+pub mod barrier;
 pub mod configuration;
 pub mod contender;
+pub mod double_barrier;
 pub mod election;
 pub mod lock;
 pub mod membership;

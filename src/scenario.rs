@@ -40,7 +40,9 @@ use serde::Deserialize;
 use stateright::{Checker, Expectation, HasDiscoveries, Model};
 
 use crate::faults::FaultBudget;
+use crate::models::barrier::Barrier;
 use crate::models::configuration::Configuration;
+use crate::models::double_barrier::DoubleBarrier;
 use crate::models::election::Election;
 use crate::models::lock::Lock;
 use crate::models::membership::Membership;
@@ -174,11 +176,13 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 9] = [
+pub const RECIPES: [&str; 11] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
     Election::NAME,
+    Barrier::NAME,
+    DoubleBarrier::NAME,
     Queue::NAME,
     PriorityQueue::NAME,
     TwoPhaseCommit::NAME,
@@ -193,6 +197,8 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
         Election::NAME => task.run::<Election>(),
+        Barrier::NAME => task.run::<Barrier>(),
+        DoubleBarrier::NAME => task.run::<DoubleBarrier>(),
         Queue::NAME => task.run::<Queue>(),
         PriorityQueue::NAME => task.run::<PriorityQueue>(),
         TwoPhaseCommit::NAME => task.run::<TwoPhaseCommit>(),

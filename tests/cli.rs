@@ -1114,6 +1114,8 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
             "shared_lock",
             "revocable_lock",
             "election",
+            "barrier",
+            "double_barrier",
             "queue",
             "priority_queue",
             "two_phase_commit",

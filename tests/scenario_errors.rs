@@ -106,8 +106,8 @@ fn an_unknown_recipe_lists_the_known_ones() {
     assert_eq!(
         error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
         "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock, \
-         shared_lock, revocable_lock, election, queue, priority_queue, two_phase_commit, membership, \
-         configuration"
+         shared_lock, revocable_lock, election, barrier, double_barrier, queue, priority_queue, \
+         two_phase_commit, membership, configuration"
     );
 }
 
@@ -380,5 +380,132 @@ fn a_two_phase_commit_client_with_two_commands_is_refused() {
         "scenarios/lock/broken.toml: `scripts`: client 1 has 2 commands; expected exactly one \
          client whose script is [\"coordinate\"] and at least one whose script is \
          [\"vote_commit\"] or [\"vote_abort\"]"
+    );
+}
+
+/// A barrier scenario: a controller and two waiters.
+fn barrier(scripts: &str) -> String {
+    format!(
+        r#"description = "barrier"
+recipe = "barrier"
+variant = "reference"
+clients = 3
+scripts = {scripts}
+
+[expect]
+no_early_pass = "holds"
+waiters_proceed = "holds"
+someone_passed = "reached"
+waiter_woken = "reached"
+"#
+    )
+}
+
+fn error_at(text: &str, file: &str) -> String {
+    match Scenario::parse(text, Path::new(file), "x") {
+        Ok(_) => panic!("accepted:\n{text}"),
+        Err(error) => error.to_string(),
+    }
+}
+
+#[test]
+fn a_barrier_with_two_controllers_is_refused() {
+    assert_eq!(
+        error_at(
+            &barrier(r#"[["lift"], ["lift"], ["wait"]]"#),
+            "scenarios/barrier/broken.toml"
+        ),
+        "scenarios/barrier/broken.toml: `scripts`: more than one `lift`; expected one \
+         controller at most"
+    );
+}
+
+#[test]
+fn a_barrier_script_of_two_commands_is_refused() {
+    assert_eq!(
+        error_at(
+            &barrier(r#"[["lift"], ["wait", "wait"], ["wait"]]"#),
+            "scenarios/barrier/broken.toml"
+        ),
+        "scenarios/barrier/broken.toml: `scripts`: a script of more than one command; expected \
+         [\"wait\"] or [\"lift\"] (the node is deleted once and never re-created)"
+    );
+}
+
+/// A double barrier scenario with these scripts.
+fn double_barrier(scripts: &str) -> String {
+    format!(
+        r#"description = "double barrier"
+recipe = "double_barrier"
+variant = "seed"
+clients = 2
+scripts = {scripts}
+
+[expect]
+enter_safety = "holds"
+leave_safety = "holds"
+herd_avoidance = "holds"
+no_deadlock = "holds"
+someone_computes = "reached"
+someone_left = "reached"
+waiter_woken = "reached"
+"#
+    )
+}
+
+#[test]
+fn a_double_barrier_accepts_entering_clients_that_may_stay() {
+    let text = double_barrier(r#"[["enter", "leave"], ["enter"]]"#);
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "x").unwrap();
+    assert_eq!(
+        scenario.subject.scripts,
+        [vec!["enter", "leave"], vec!["enter"]]
+    );
+}
+
+#[test]
+fn a_double_barrier_leave_before_enter_is_refused() {
+    assert_eq!(
+        error_at(
+            &double_barrier(r#"[["enter", "leave"], ["leave", "enter"]]"#),
+            "scenarios/double_barrier/broken.toml"
+        ),
+        "scenarios/double_barrier/broken.toml: `scripts`: client 1 leaves before it enters; \
+         expected [\"enter\"] or [\"enter\", \"leave\"]"
+    );
+}
+
+#[test]
+fn a_double_barrier_client_that_never_enters_is_refused() {
+    // Nobody entering is this error for client 0.
+    assert_eq!(
+        error_at(
+            &double_barrier(r#"[["leave"], ["leave"]]"#),
+            "scenarios/double_barrier/broken.toml"
+        ),
+        "scenarios/double_barrier/broken.toml: `scripts`: client 0 leaves before it enters; \
+         expected [\"enter\"] or [\"enter\", \"leave\"]"
+    );
+}
+
+#[test]
+fn a_double_barrier_client_entering_twice_is_refused() {
+    assert_eq!(
+        error_at(
+            &double_barrier(r#"[["enter", "enter"], ["enter"]]"#),
+            "scenarios/double_barrier/broken.toml"
+        ),
+        "scenarios/double_barrier/broken.toml: `scripts`: client 0 enters or leaves more than \
+         once; expected [\"enter\"] or [\"enter\", \"leave\"]"
+    );
+    // The same error for `script`, every client alike, names that key.
+    let text = double_barrier(r#"[["enter"], ["enter"]]"#).replace(
+        r#"scripts = [["enter"], ["enter"]]"#,
+        r#"script = ["enter", "leave", "leave"]"#,
+    );
+    assert_eq!(
+        error_at(&text, "scenarios/double_barrier/broken.toml"),
+        "scenarios/double_barrier/broken.toml: `script`: client 0 enters or leaves more than \
+         once; expected [\"enter\"] or [\"enter\", \"leave\"]"
     );
 }

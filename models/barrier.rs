@@ -1,0 +1,405 @@
+//! The barrier (seed 000 "Barriers", seed 002 "Event Handle", seed 004
+//! "Barrier").
+//!
+//! "The barrier is in place if the barrier node exists." The world creates
+//! the barrier node ([`Recipe::directory`], `/barrier`, persistent) before any
+//! client starts. A waiter ([`Command::Wait`]) follows the seed's pseudo code:
+//!
+//! 1. "Client calls the ZooKeeper API's exists() function on the barrier node,
+//!    with watch set to true" ([`Barrier::check`]).
+//! 2. "if exists() returns false, the barrier is gone and the client proceeds"
+//!    ([`Phase::Passed`]).
+//! 3. "Else, if exists() returns true, the clients wait for a watch event from
+//!    ZooKeeper for the barrier node" ([`Phase::Waiting`]).
+//! 4. "When the watch event is triggered, the client reissues the exists()
+//!    call, again waiting until the barrier node is removed": every callback
+//!    the watcher receives re-checks ([`rechecks`]), a node event and the
+//!    `SyncConnected` after a reconnect alike. `Disconnected` needs no
+//!    request: one sent now would wait for the reconnect, whose
+//!    `SyncConnected` re-checks, and whose SetWatches fires `NodeDeleted` if
+//!    the node went while the client was away.
+//!
+//! The controller ([`Command::Lift`]) is seed 004's "client in charge of the
+//! barrier [that] will delete /zk_barrier": it deletes the node; NONODE means
+//! it is already gone (a delete whose reply was lost was applied), and
+//! CONNECTIONLOSS sends the delete again.
+//!
+//! A lost reply on `exists` (CONNECTIONLOSS) says nothing about the node, and
+//! the watch may not be set (the client library registers it only from a
+//! reply): the reference asks again. SESSIONEXPIRED ends the client: its
+//! handle is dead and it can never learn that the barrier went, so it gives
+//! up ([`Phase::Dead`]).
+//!
+//! Variants ([`Variant`]):
+//! - `reference`: the above;
+//! - `no_recheck`: proceeds on any callback of its watcher without asking
+//!   again. A `Disconnected` reaches the watcher too (ZooKeeper delivers
+//!   session events to every watcher): that is why the seed says re-check;
+//! - `loss_is_gone`: reads a lost `exists` reply as "no node", as a client
+//!   that tests only for a `Stat` does;
+//! - `loss_waits`: reads a lost `exists` reply as "the node is there, my watch
+//!   is set" and waits, re-checking only on a node event (the seed's "watch
+//!   event", taken to exclude session events). Its watch may never have been
+//!   set: the client library registers a watch only from a reply, so
+//!   SetWatches does not carry it. Either half alone is harmless (the
+//!   reference's re-check on `SyncConnected` rescues the wait; asking again
+//!   on a loss needs no such re-check); together they wait forever.
+//!
+//! Properties: **no early pass** (no client has passed while the barrier node
+//! exists) and **waiters proceed** (where nothing but a fault can happen and
+//! the node is gone, no live client still waits); partners
+//! **someone_passed**, **waiter_woken**.
+
+use stateright::Property;
+
+use crate::client::SessionEvent;
+use crate::properties;
+use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
+use crate::scenario::Catalogued;
+use crate::store::{ErrorCode, Op, OpResult, Path, Response, ANY_VERSION};
+use crate::world::{Status, World, WorldState};
+
+/// The barrier node.
+pub const BARRIER: &str = "/barrier";
+
+/// The barrier's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Reference,
+    NoRecheck,
+    LossIsGone,
+    LossWaits,
+}
+
+/// What the application asks of the barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Blocks until the barrier is gone.
+    Wait,
+    /// The controller lifts the barrier: deletes its node.
+    Lift,
+}
+
+/// Where one client is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Idle,
+    /// Step 1: `exists` with a watch sent.
+    Checking,
+    /// Step 3: the node exists; waiting for the watch event.
+    Waiting,
+    /// Step 2: the barrier is gone; the client proceeds.
+    Passed,
+    /// The controller's delete sent.
+    Lifting,
+    /// The controller saw the node gone.
+    Lifted,
+    /// The session expired (or was closed): the handle is dead.
+    Dead,
+}
+
+/// One client's barrier state: its phase, nothing else.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct State {
+    pub phase: Phase,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.phase)
+    }
+}
+
+/// What a waiter makes of its `exists` reply, from step 2 or 3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The node is gone: proceed.
+    Pass,
+    /// The node is there and the watch is set: wait for its event.
+    Wait,
+    /// The answer says nothing: ask again.
+    Ask,
+    /// The session is gone: give up.
+    GiveUp,
+}
+
+/// Steps 2 and 3 on an `exists` reply, under `variant`. Pure.
+pub fn judge(variant: Variant, result: &OpResult) -> Verdict {
+    match result {
+        Ok(Response::Exists(None)) => Verdict::Pass,
+        Ok(Response::Exists(Some(_))) => Verdict::Wait,
+        Err(ErrorCode::ConnectionLoss) if variant == Variant::LossIsGone => Verdict::Pass,
+        Err(ErrorCode::ConnectionLoss) if variant == Variant::LossWaits => Verdict::Wait,
+        Err(ErrorCode::ConnectionLoss) => Verdict::Ask,
+        Err(ErrorCode::SessionExpired) => Verdict::GiveUp,
+        // No other answer to exists on a valid path; asking again is safe.
+        _ => Verdict::Ask,
+    }
+}
+
+/// Step 4: whether a waiter asks again on this callback of its watcher
+/// (`None`: a node event; else the session event) rather than proceeding
+/// (`no_recheck`) or doing nothing. Pure.
+pub fn rechecks(variant: Variant, session: Option<SessionEvent>) -> bool {
+    match session {
+        None => true,
+        Some(SessionEvent::SyncConnected) => variant != Variant::LossWaits,
+        Some(_) => false,
+    }
+}
+
+/// The barrier under one variant.
+#[derive(Clone, Debug)]
+pub struct Barrier {
+    pub variant: Variant,
+    node: Path,
+}
+
+impl Barrier {
+    pub fn new(variant: Variant) -> Barrier {
+        Barrier {
+            variant,
+            node: Path::new(BARRIER),
+        }
+    }
+
+    /// Step 1.
+    fn check(&self, state: &mut State, out: &mut Effects) {
+        state.phase = Phase::Checking;
+        out.send(Op::Exists {
+            path: self.node.clone(),
+            watch: true,
+        });
+    }
+
+    fn lift(&self, state: &mut State, out: &mut Effects) {
+        state.phase = Phase::Lifting;
+        out.send(Op::Delete {
+            path: self.node.clone(),
+            version: ANY_VERSION,
+        });
+    }
+
+    /// A callback of the watcher while waiting (step 4).
+    fn on_callback(&self, state: &mut State, session: Option<SessionEvent>, out: &mut Effects) {
+        if state.phase != Phase::Waiting {
+            return;
+        }
+        if self.variant == Variant::NoRecheck {
+            state.phase = Phase::Passed;
+        } else if rechecks(self.variant, session) {
+            self.check(state, out);
+        }
+    }
+}
+
+impl Recipe for Barrier {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State { phase: Phase::Idle }
+    }
+
+    fn handle(
+        &self,
+        _me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects,
+    ) {
+        match (state.phase, input) {
+            (Phase::Dead, _) => {}
+            (Phase::Idle, Input::Command(Command::Wait)) => self.check(state, out),
+            (Phase::Idle, Input::Command(Command::Lift)) => self.lift(state, out),
+            (Phase::Checking, Input::Reply { op, result }) if op.path() == Some(&self.node) => {
+                state.phase = match judge(self.variant, &result) {
+                    Verdict::Pass => Phase::Passed,
+                    Verdict::Wait => Phase::Waiting,
+                    Verdict::Ask => {
+                        out.send(op);
+                        Phase::Checking
+                    }
+                    Verdict::GiveUp => {
+                        out.observe(Observation::GaveUp);
+                        Phase::Dead
+                    }
+                }
+            }
+            (Phase::Lifting, Input::Reply { op, result }) => {
+                state.phase = match result {
+                    Ok(_) | Err(ErrorCode::NoNode) => Phase::Lifted,
+                    _ if is_connection_loss(&result) => {
+                        out.send(op);
+                        Phase::Lifting
+                    }
+                    _ => Phase::Dead,
+                }
+            }
+            (_, Input::Session(SessionEvent::Expired | SessionEvent::Closed)) => {
+                if matches!(state.phase, Phase::Checking | Phase::Waiting) {
+                    out.observe(Observation::GaveUp);
+                }
+                if state.phase != Phase::Passed && state.phase != Phase::Lifted {
+                    state.phase = Phase::Dead;
+                }
+            }
+            (_, Input::Session(event)) => self.on_callback(state, Some(event), out),
+            (_, Input::Watch(event)) if event.path == self.node => {
+                self.on_callback(state, None, out)
+            }
+            _ => {}
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        matches!(
+            state.phase,
+            Phase::Checking | Phase::Waiting | Phase::Lifting
+        )
+    }
+
+    fn is_waiting(&self, state: &State) -> bool {
+        matches!(state.phase, Phase::Checking | Phase::Waiting)
+    }
+
+    fn directory(&self) -> &Path {
+        &self.node
+    }
+
+    fn claims(&self, _state: &State, _name: &str) -> bool {
+        false
+    }
+}
+
+impl Catalogued for Barrier {
+    const NAME: &'static str = "barrier";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("reference", Variant::Reference),
+        ("no_recheck", Variant::NoRecheck),
+        ("loss_is_gone", Variant::LossIsGone),
+        ("loss_waits", Variant::LossWaits),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] =
+        &[("wait", Command::Wait), ("lift", Command::Lift)];
+
+    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Barrier {
+        Barrier::new(variant)
+    }
+
+    fn properties() -> Vec<Property<World<Barrier>>> {
+        vec![
+            Property::always("no_early_pass", no_early_pass),
+            Property::always("waiters_proceed", waiters_proceed),
+            Property::sometimes("someone_passed", someone_passed),
+            Property::sometimes("waiter_woken", properties::waiter_woken),
+        ]
+    }
+
+    fn check_scripts(scripts: &[Vec<Command>]) -> Result<(), String> {
+        let lifts = scripts.iter().flatten().filter(|c| **c == Command::Lift);
+        if lifts.count() > 1 {
+            return Err("more than one `lift`; expected one controller at most".into());
+        }
+        if scripts.iter().any(|script| script.len() > 1) {
+            return Err("a script of more than one command; expected [\"wait\"] or [\"lift\"] (the node is deleted once and never re-created)".into());
+        }
+        Ok(())
+    }
+}
+
+/// No early pass: no client has passed while the barrier node exists.
+///
+/// Reading the current state is exact: the node is never re-created (only the
+/// world creates it, before any client starts), so a client found passed
+/// while the node exists passed while it existed; and one that passed early
+/// is found so in the very state its pass made, before a crash could reset it.
+pub fn no_early_pass(world: &World<Barrier>, state: &WorldState<State>) -> bool {
+    !state.net.store.exists(world.recipe.directory()) || !someone_passed(world, state)
+}
+
+/// Waiters proceed: where nothing but a fault can happen and the barrier node
+/// is gone, no live client still waits. A live client is one whose process
+/// has not crashed and whose session has not ended: a waiter whose session
+/// expired ([`Phase::Dead`]) can never learn that the node went (its handle
+/// answers every request SESSIONEXPIRED), and is not a client the barrier can
+/// release. Sound on quiescent states for the reason
+/// [`properties::no_orphan_no_deadlock`] gives.
+pub fn waiters_proceed(world: &World<Barrier>, state: &WorldState<State>) -> bool {
+    if state.net.store.exists(world.recipe.directory()) || !world.is_quiescent(state) {
+        return true;
+    }
+    !state.processes.iter().any(|process| {
+        process.status != Status::Crashed && world.recipe.is_waiting(&process.recipe)
+    })
+}
+
+/// Some client passed (the partner of no early pass).
+pub fn someone_passed(_: &World<Barrier>, state: &WorldState<State>) -> bool {
+    state
+        .processes
+        .iter()
+        .any(|process| process.recipe.phase == Phase::Passed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Stat;
+
+    const VARIANTS: [Variant; 4] = [
+        Variant::Reference,
+        Variant::NoRecheck,
+        Variant::LossIsGone,
+        Variant::LossWaits,
+    ];
+
+    #[test]
+    fn judge_on_every_answer() {
+        let answers = [
+            Ok(Response::Exists(None)),
+            Ok(Response::Exists(Some(Stat::default()))),
+            Err(ErrorCode::ConnectionLoss),
+            Err(ErrorCode::SessionExpired),
+            Err(ErrorCode::NoNode),
+        ];
+        for variant in VARIANTS {
+            let verdicts: Vec<Verdict> = answers.iter().map(|a| judge(variant, a)).collect();
+            let on_loss = match variant {
+                Variant::LossIsGone => Verdict::Pass,
+                Variant::LossWaits => Verdict::Wait,
+                _ => Verdict::Ask,
+            };
+            assert_eq!(
+                verdicts,
+                [
+                    Verdict::Pass,
+                    Verdict::Wait,
+                    on_loss,
+                    Verdict::GiveUp,
+                    Verdict::Ask
+                ],
+                "{variant:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rechecks_on_node_events_and_reconnects_only() {
+        for variant in VARIANTS {
+            assert!(rechecks(variant, None));
+            assert_eq!(
+                rechecks(variant, Some(SessionEvent::SyncConnected)),
+                variant != Variant::LossWaits
+            );
+            for event in [
+                SessionEvent::Disconnected,
+                SessionEvent::Expired,
+                SessionEvent::Closed,
+            ] {
+                assert!(!rechecks(variant, Some(event)), "{variant:?} {event:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,776 @@
+//! The double barrier (seed 000 "Double Barriers", its plain-text copy seed
+//! 003; seed 004 "double barrier" for the count-based variant).
+//!
+//! "Double barriers enable clients to synchronize the beginning and the end of
+//! a computation." `b` is the barrier node ([`BARRIER`], created by the world
+//! before any client starts); `p` is a process and `n = b + "/" + p` its
+//! process node, named by its GUID ([`Incarnation::guid`]: `/b/c0`).
+//!
+//! Enter ([`Command::Enter`], blocks until the computation may start):
+//!
+//! 1. "Create a name n = b + "/" + p".
+//! 2. "Set watch: exists(b + "/ready", true)" ([`Phase::Arming`]).
+//! 3. "Create child: create(n, EPHEMERAL)" ([`Phase::Joining`]).
+//! 4. "L = getChildren(b, false)" ([`Phase::Counting`]).
+//! 5. "if fewer children in L than x, wait for watch event"
+//!    ([`Phase::AwaitingReady`]).
+//! 6. "else create(b + "/ready", REGULAR)" ([`Phase::CreatingReady`]).
+//!
+//! Leave ([`Command::Leave`], blocks until every process has left):
+//!
+//! 1. "L = getChildren(b, false)" ([`Phase::Listing`]).
+//! 2. "if no children, exit".
+//! 3. "if p is only process node on L, delete(n) and exit"
+//!    ([`Phase::Deleting`]).
+//! 4. "if p is the lowest process node in L, wait on highest process node in L".
+//! 5. "else delete(n) if still exists and wait on lowest process node in L"
+//!    ([`Phase::Watching`]: `exists` with a watch on that node; gone already
+//!    or an event on it: step 6).
+//! 6. "goto 1".
+//!
+//! Steps 2 to 5 are the pure [`leave_step`]. "The highest process node in P"
+//! in the seed is read as "in L".
+//!
+//! **Ready.** `b/ready` is a child of `b` too, but it is no process node: L
+//! counts process nodes only, in Enter and in Leave ([`is_process_node`]), so
+//! that "no children" in step 2 means no process node (ready stays, a regular
+//! node). Counting it is seed 004's literal text, the `count_all` variant.
+//!
+//! **The threshold x** is the number of clients whose script enters (the
+//! seed: "up to you to determine for your system"); [`Catalogued::build`]
+//! counts it and [`Catalogued::check_scripts`] refuses a group where nobody
+//! enters or someone leaves before entering.
+//!
+//! **Errors**, as a careful client handles them: CONNECTIONLOSS repeats the
+//! request (a create of our fixed name then answers NODEEXISTS if the lost one
+//! was applied: that node is ours, since no other process has our GUID; a
+//! NODEEXISTS on `ready` means another process opened the barrier); in Leave
+//! a lost reply goes back to step 1, whose listing says what happened.
+//! SESSIONEXPIRED ends the process ([`Phase::Dead`]): its node went with its
+//! session. A process that finds `ready` already there in step 2 (only a late
+//! process can), or gets its event before step 4's listing returns, starts
+//! computing once its listing is back.
+//!
+//! Variants ([`Variant`]):
+//! - `seed`: the above;
+//! - `count`: seed 004's Leave: "deletes the znode it created", then
+//!   "M = getChildren(/barrier, watch=True)"; "If M is not equal to 0, this
+//!   client waits for notifications"; "If M is equal to 0, then the client
+//!   exits" ([`Phase::Draining`]), with M the process nodes. Everyone watches
+//!   the barrier node's children: the herd seed 004 itself warns of;
+//! - `count_all`: the same with M every child of `/barrier`, as seed 004
+//!   writes it; its ready znode is one of them;
+//! - `watch_after_listing`: Enter's step 2 moved after step 4 (create, list,
+//!   and only if fewer than x set the watch on ready, then wait for it). The
+//!   seed's step 2 ignores exists' answer, which is safe only because the
+//!   watch is set before our node can complete the count;
+//! - `forget_early_ready`: takes ready's event only while it waits in step 5.
+//!   The event comes while step 4's listing is still out when the other
+//!   process lists, creates ready, computes and deletes its node in Leave
+//!   before our listing is served: that listing then shows fewer than x
+//!   process nodes (and ready), and the event is never repeated. An
+//!   asynchronous client must remember the event (the reference's
+//!   `ready_seen`); the seed's synchronous pseudo code hides the question.
+//!
+//! Properties: **enter safety**, **leave safety**, **herd avoidance** (each
+//! deletion wakes one process, except the last process node's, which
+//! releases everyone), **no deadlock**; partners **someone_computes**,
+//! **someone_left**, **waiter_woken**.
+
+use std::sync::Arc;
+
+use stateright::Property;
+
+use crate::client::SessionEvent;
+use crate::properties;
+use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use crate::scenario::Catalogued;
+use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
+use crate::world::{Status, World, WorldState};
+
+/// The barrier node, `b`.
+pub const BARRIER: &str = "/b";
+/// The ready node's name under `b`.
+pub const READY: &str = "ready";
+
+/// The double barrier's variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Variant {
+    Seed,
+    Count,
+    CountAll,
+    WatchAfterListing,
+    ForgetEarlyReady,
+}
+
+/// What the application asks of the double barrier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Command {
+    /// Blocks until x processes have entered; then the process computes.
+    Enter,
+    /// Blocks until no process node is left.
+    Leave,
+}
+
+/// Where one process is, named after the seed's steps.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub enum Phase {
+    Idle,
+    /// Enter step 2: `exists(b/ready, true)` sent.
+    Arming,
+    /// Enter step 3: the create of our node sent.
+    Joining,
+    /// Enter step 4: the listing sent.
+    Counting,
+    /// Enter step 5: waiting for ready's watch event.
+    AwaitingReady,
+    /// Enter step 6: the create of ready sent.
+    CreatingReady,
+    /// Entered: the computation runs.
+    Computing,
+    /// Leave step 1: the listing sent.
+    Listing,
+    /// Leave steps 4 and 5: waiting for this process node to go.
+    Watching(Arc<str>),
+    /// Leave step 3: the last process's delete sent.
+    Deleting,
+    /// Seed 004's Leave: our node deleted, listing with a watch until no
+    /// process node is left.
+    Draining,
+    /// Left the barrier.
+    Left,
+    /// The session expired (or was closed).
+    Dead,
+}
+
+impl std::fmt::Debug for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Phase::Watching(node) => write!(f, "Watching {node}"),
+            Phase::Idle => write!(f, "Idle"),
+            Phase::Arming => write!(f, "Arming"),
+            Phase::Joining => write!(f, "Joining"),
+            Phase::Counting => write!(f, "Counting"),
+            Phase::AwaitingReady => write!(f, "AwaitingReady"),
+            Phase::CreatingReady => write!(f, "CreatingReady"),
+            Phase::Computing => write!(f, "Computing"),
+            Phase::Listing => write!(f, "Listing"),
+            Phase::Deleting => write!(f, "Deleting"),
+            Phase::Draining => write!(f, "Draining"),
+            Phase::Left => write!(f, "Left"),
+            Phase::Dead => write!(f, "Dead"),
+        }
+    }
+}
+
+impl Phase {
+    /// Whether the process has sent its node's create and not yet begun to
+    /// leave: in Enter from step 3, or computing.
+    pub fn has_joined(&self) -> bool {
+        matches!(
+            self,
+            Phase::Joining
+                | Phase::Counting
+                | Phase::AwaitingReady
+                | Phase::CreatingReady
+                | Phase::Computing
+        )
+    }
+
+    /// Whether the process has started its computation (and maybe finished
+    /// it, or left).
+    pub fn has_started(&self) -> bool {
+        matches!(
+            self,
+            Phase::Computing
+                | Phase::Listing
+                | Phase::Watching(_)
+                | Phase::Deleting
+                | Phase::Draining
+                | Phase::Left
+        )
+    }
+}
+
+/// One process's state.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct State {
+    pub phase: Phase,
+    /// Our process node's name, once its create was sent.
+    pub node: Option<Arc<str>>,
+    /// Ready is known to exist: step 2 found it, or its event came before
+    /// step 4's listing did.
+    pub ready_seen: bool,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.phase)?;
+        if self.ready_seen {
+            write!(f, ", ready seen")?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether a child of `b` is a process node (not `ready`).
+pub fn is_process_node(name: &str) -> bool {
+    name != READY
+}
+
+/// What Leave's steps 2 to 5 decide from a listing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LeaveStep {
+    /// Step 2: no process node: exit.
+    Exit,
+    /// Step 3: ours is the only one: delete it and exit.
+    DeleteAndExit,
+    /// Steps 4 and 5: wait for `on` to go, deleting ours first if `delete`.
+    Wait { on: Arc<str>, delete: bool },
+}
+
+/// Leave's steps 2 to 5 (seed 000): the children of `b` in any order, our
+/// node's name in. Pure.
+pub fn leave_step(children: &[Arc<str>], mine: &str) -> LeaveStep {
+    let mut nodes: Vec<&Arc<str>> = children
+        .iter()
+        .filter(|name| is_process_node(name))
+        .collect();
+    nodes.sort();
+    let (Some(lowest), Some(highest)) = (nodes.first(), nodes.last()) else {
+        return LeaveStep::Exit;
+    };
+    let present = nodes.iter().any(|name| &***name == mine);
+    if present && nodes.len() == 1 {
+        LeaveStep::DeleteAndExit
+    } else if &***lowest == mine {
+        LeaveStep::Wait {
+            on: Arc::clone(highest),
+            delete: false,
+        }
+    } else {
+        LeaveStep::Wait {
+            on: Arc::clone(lowest),
+            delete: present,
+        }
+    }
+}
+
+/// Seed 004's M: how many children count, under `variant`. Pure.
+pub fn count(variant: Variant, children: &[Arc<str>]) -> usize {
+    match variant {
+        Variant::CountAll => children.len(),
+        _ => children.iter().filter(|name| is_process_node(name)).count(),
+    }
+}
+
+/// The double barrier under one variant, for x processes.
+#[derive(Clone, Debug)]
+pub struct DoubleBarrier {
+    pub variant: Variant,
+    /// x: how many processes must enter before any computes.
+    pub threshold: usize,
+    dir: Path,
+    ready: Path,
+}
+
+impl DoubleBarrier {
+    pub fn new(variant: Variant, threshold: usize) -> DoubleBarrier {
+        let dir = Path::new(BARRIER);
+        DoubleBarrier {
+            variant,
+            threshold,
+            ready: dir.child(READY),
+            dir,
+        }
+    }
+
+    fn node(&self, state: &State) -> Path {
+        self.dir
+            .child(state.node.as_deref().expect("a process with a node"))
+    }
+
+    fn arm(&self, state: &mut State, out: &mut Effects) {
+        out.send(Op::Exists {
+            path: self.ready.clone(),
+            watch: true,
+        });
+        state.phase = if self.variant == Variant::WatchAfterListing {
+            Phase::AwaitingReady
+        } else {
+            Phase::Arming
+        };
+    }
+
+    fn join(&self, me: Incarnation, state: &mut State, out: &mut Effects) {
+        let name: Arc<str> = Arc::from(me.guid());
+        out.send(Op::Create {
+            path: self.dir.child(&name),
+            data: None,
+            mode: CreateMode::Ephemeral,
+        });
+        state.node = Some(name);
+        state.phase = Phase::Joining;
+    }
+
+    fn list(&self, watch: bool, out: &mut Effects) {
+        out.send(Op::GetChildren {
+            path: self.dir.clone(),
+            watch,
+        });
+    }
+
+    fn delete_mine(&self, state: &State, out: &mut Effects) {
+        out.send(Op::Delete {
+            path: self.node(state),
+            version: ANY_VERSION,
+        });
+    }
+
+    /// Enter step 5 or 6, on the listing of step 4.
+    fn on_count(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+        let nodes = names.iter().filter(|name| is_process_node(name)).count();
+        if state.ready_seen {
+            state.phase = Phase::Computing;
+        } else if nodes >= self.threshold {
+            state.phase = Phase::CreatingReady;
+            out.send(Op::Create {
+                path: self.ready.clone(),
+                data: None,
+                mode: CreateMode::Persistent,
+            });
+        } else if self.variant == Variant::WatchAfterListing {
+            self.arm(state, out);
+        } else {
+            state.phase = Phase::AwaitingReady;
+        }
+    }
+
+    /// Leave step 1, or seed 004's delete and watched listing.
+    fn leave(&self, state: &mut State, out: &mut Effects) {
+        if matches!(self.variant, Variant::Count | Variant::CountAll) {
+            self.delete_mine(state, out);
+            self.list(true, out);
+            state.phase = Phase::Draining;
+        } else {
+            self.list(false, out);
+            state.phase = Phase::Listing;
+        }
+    }
+
+    /// Leave steps 2 to 5, on the listing of step 1.
+    fn on_leave_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+        let mine = state.node.clone().expect("a process with a node");
+        match leave_step(names, &mine) {
+            LeaveStep::Exit => state.phase = Phase::Left,
+            LeaveStep::DeleteAndExit => {
+                self.delete_mine(state, out);
+                state.phase = Phase::Deleting;
+            }
+            LeaveStep::Wait { on, delete } => {
+                if delete {
+                    self.delete_mine(state, out);
+                }
+                out.send(Op::Exists {
+                    path: self.dir.child(&on),
+                    watch: true,
+                });
+                state.phase = Phase::Watching(on);
+            }
+        }
+    }
+
+    /// Seed 004: M = 0 exits; otherwise wait for the watch set by this
+    /// listing. Our node still listed means its delete was lost: again.
+    fn on_drain_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+        let mine = state.node.as_deref().expect("a process with a node");
+        if count(self.variant, names) == 0 {
+            state.phase = Phase::Left;
+        } else if names.iter().any(|name| &**name == mine) {
+            self.delete_mine(state, out);
+            self.list(true, out);
+        }
+    }
+
+    fn on_reply(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        op: Op,
+        result: OpResult,
+        out: &mut Effects,
+    ) {
+        let lost = matches!(result, Err(ErrorCode::ConnectionLoss));
+        let is_ready = op.path() == Some(&self.ready);
+        match (&state.phase, &op, result) {
+            // Enter.
+            (Phase::Arming, Op::Exists { .. }, Ok(Response::Exists(stat))) => {
+                state.ready_seen = stat.is_some();
+                self.join(me, state, out);
+            }
+            (Phase::Joining, Op::Create { .. }, Ok(_) | Err(ErrorCode::NodeExists)) => {
+                state.phase = Phase::Counting;
+                self.list(false, out);
+            }
+            (Phase::Counting, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
+                self.on_count(state, &names, out)
+            }
+            (Phase::CreatingReady, Op::Create { .. }, Ok(_) | Err(ErrorCode::NodeExists)) => {
+                state.phase = Phase::Computing;
+            }
+            // Enter, any request lost: ask again (Counting and the rest
+            // resend the very request; AwaitingReady's is the late watch).
+            (Phase::Arming | Phase::Joining | Phase::Counting | Phase::CreatingReady, _, _)
+                if lost =>
+            {
+                out.send(op)
+            }
+            (Phase::AwaitingReady, Op::Exists { .. }, _) if lost && is_ready => out.send(op),
+            // The late watch's answer is ignored (`watch_after_listing`).
+            (Phase::AwaitingReady, _, _) => {}
+            // Leave, seed 000.
+            (Phase::Listing, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
+                self.on_leave_listing(state, &names, out)
+            }
+            (Phase::Listing, _, _) if lost => out.send(op),
+            (Phase::Deleting, Op::Delete { .. }, Ok(_) | Err(ErrorCode::NoNode)) => {
+                state.phase = Phase::Left
+            }
+            (Phase::Deleting, _, _) if lost => out.send(op),
+            // Steps 4 and 5: the node is there, wait; gone already or the
+            // answer lost, step 6.
+            (Phase::Watching(on), Op::Exists { path, .. }, Ok(Response::Exists(Some(_))))
+                if path.name() == &**on => {}
+            (Phase::Watching(on), Op::Exists { path, .. }, _) if path.name() == &**on => {
+                self.list(false, out);
+                state.phase = Phase::Listing;
+            }
+            // Leave, seed 004. A lost delete shows in the next listing.
+            (Phase::Draining, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
+                self.on_drain_listing(state, &names, out)
+            }
+            (Phase::Draining, Op::GetChildren { .. }, _) if lost => out.send(op),
+            _ => {}
+        }
+    }
+
+    fn on_watch(&self, state: &mut State, kind: EventType, path: &Path, out: &mut Effects) {
+        match &state.phase {
+            // Step 5's event. The process that creates ready gets it too (its
+            // own watch fires) but waits for its create's answer instead, so
+            // that nothing is in flight once it computes.
+            Phase::AwaitingReady if *path == self.ready => state.phase = Phase::Computing,
+            // Ready's event before step 4's listing came back: the last
+            // process was quicker. Step 5 must not wait for it again.
+            Phase::Joining | Phase::Counting
+                if *path == self.ready && self.variant != Variant::ForgetEarlyReady =>
+            {
+                state.ready_seen = true
+            }
+            Phase::Watching(on) if path.name() == &**on && path.is_child_of(&self.dir) => {
+                self.list(false, out);
+                state.phase = Phase::Listing;
+            }
+            Phase::Draining if *path == self.dir && kind == EventType::NodeChildrenChanged => {
+                self.list(true, out)
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Recipe for DoubleBarrier {
+    type State = State;
+    type Command = Command;
+
+    fn init(&self, _me: Incarnation) -> State {
+        State {
+            phase: Phase::Idle,
+            node: None,
+            ready_seen: false,
+        }
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+        if state.phase == Phase::Dead {
+            return;
+        }
+        match input {
+            Input::Command(Command::Enter) if state.phase == Phase::Idle => {
+                if self.variant == Variant::WatchAfterListing {
+                    self.join(me, state, out)
+                } else {
+                    self.arm(state, out)
+                }
+            }
+            Input::Command(Command::Leave) if state.phase == Phase::Computing => {
+                self.leave(state, out)
+            }
+            Input::Command(_) => {}
+            Input::Reply { op, result } => self.on_reply(me, state, op, result, out),
+            Input::Watch(event) => self.on_watch(state, event.kind, &event.path, out),
+            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => {
+                if state.phase != Phase::Left {
+                    if self.is_waiting(state) {
+                        out.observe(Observation::GaveUp);
+                    }
+                    state.phase = Phase::Dead;
+                }
+            }
+            // The watches survive a reconnect (SetWatches fires what was
+            // missed) and every request in flight answers for itself.
+            Input::Session(_) => {}
+        }
+    }
+
+    fn is_busy(&self, state: &State) -> bool {
+        !matches!(
+            state.phase,
+            Phase::Idle | Phase::Computing | Phase::Left | Phase::Dead
+        )
+    }
+
+    fn is_waiting(&self, state: &State) -> bool {
+        matches!(
+            state.phase,
+            Phase::AwaitingReady | Phase::Watching(_) | Phase::Draining
+        )
+    }
+
+    fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    fn claims(&self, state: &State, name: &str) -> bool {
+        state.node.as_deref() == Some(name)
+            && !matches!(state.phase, Phase::Left | Phase::Dead | Phase::Idle)
+    }
+
+    /// The last process node's deletion releases every waiter at once: the
+    /// seed's "except for the last node, which wakes up everyone".
+    fn released_together(&self, _state: &State, children: &[Arc<str>]) -> bool {
+        !children.iter().any(|name| is_process_node(name))
+    }
+
+    /// A process node created is a process entered, whether or not its
+    /// creator heard back.
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+        match (op, result) {
+            (Op::Create { path, .. }, Ok(_))
+                if path.is_child_of(&self.dir) && is_process_node(path.name()) =>
+            {
+                Some(Observation::Joined)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Catalogued for DoubleBarrier {
+    const NAME: &'static str = "double_barrier";
+    type Variant = Variant;
+    const VARIANTS: &'static [(&'static str, Variant)] = &[
+        ("seed", Variant::Seed),
+        ("count", Variant::Count),
+        ("count_all", Variant::CountAll),
+        ("watch_after_listing", Variant::WatchAfterListing),
+        ("forget_early_ready", Variant::ForgetEarlyReady),
+    ];
+    const COMMANDS: &'static [(&'static str, Command)] =
+        &[("enter", Command::Enter), ("leave", Command::Leave)];
+
+    /// x is the number of clients whose script enters.
+    fn build(variant: Variant, scripts: &[Vec<Command>]) -> DoubleBarrier {
+        let threshold = scripts
+            .iter()
+            .filter(|script| script.contains(&Command::Enter))
+            .count();
+        DoubleBarrier::new(variant, threshold)
+    }
+
+    fn properties() -> Vec<Property<World<DoubleBarrier>>> {
+        vec![
+            Property::always("enter_safety", enter_safety),
+            Property::always("leave_safety", leave_safety),
+            Property::always("herd_avoidance", properties::herd_avoidance),
+            Property::always("no_deadlock", no_deadlock),
+            Property::sometimes("someone_computes", someone_computes),
+            Property::sometimes("someone_left", someone_left),
+            Property::sometimes("waiter_woken", properties::waiter_woken),
+        ]
+    }
+
+    fn check_scripts(scripts: &[Vec<Command>]) -> Result<(), String> {
+        for (client, script) in scripts.iter().enumerate() {
+            let expected = "expected [\"enter\"] or [\"enter\", \"leave\"]";
+            if script.first() != Some(&Command::Enter) {
+                return Err(format!(
+                    "client {client} leaves before it enters; {expected}"
+                ));
+            }
+            if script.len() > 2 || script.get(1) == Some(&Command::Enter) {
+                return Err(format!(
+                    "client {client} enters or leaves more than once; {expected}"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Enter safety: no process starts computing before x processes have entered,
+/// counted from the server's creates of process nodes (`history.joined`, a
+/// lost create reply still entered). Exact on the current state: the count
+/// only grows, and a process that started too early is found so in the
+/// state its start made.
+pub fn enter_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    let started = state
+        .processes
+        .iter()
+        .any(|process| process.recipe.phase.has_started());
+    !started || state.history.joined.count_ones() as usize >= world.recipe.threshold
+}
+
+/// Leave safety: no process has finished Leave while another is still in the
+/// barrier: a process in [`Phase::Left`] beside another whose process has not
+/// crashed, that has not begun to leave (it is computing, or still in Enter
+/// after its create: [`Phase::has_joined`]) and whose node exists. A process
+/// whose session ended has left the barrier as far as the others can tell:
+/// that is the seeds' promise that failures do not block the correct.
+pub fn leave_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    let store = &state.net.store;
+    let left = |i: usize| state.processes[i].recipe.phase == Phase::Left;
+    let inside = |j: usize| {
+        let process = &state.processes[j];
+        process.status != Status::Crashed
+            && process.recipe.phase.has_joined()
+            && store.exists(&world.recipe.node(&process.recipe))
+    };
+    let clients = state.processes.len();
+    !(0..clients).any(|i| left(i) && (0..clients).any(|j| j != i && inside(j)))
+}
+
+/// No deadlock: where nothing but a fault can happen, no live process still
+/// waits, except in Enter when the barrier can no longer fill: ready does not
+/// exist and fewer than x processes are alive (a process that crashed or
+/// whose session ended before ready existed leaves the others short, as the
+/// seeds' fixed x implies). Sound on quiescent states for the reason
+/// [`properties::no_orphan_no_deadlock`] gives.
+pub fn no_deadlock(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    if !world.is_quiescent(state) {
+        return true;
+    }
+    let recipe = &world.recipe;
+    let live = |process: &&crate::world::Process<State>| {
+        process.status != Status::Crashed && process.recipe.phase != Phase::Dead
+    };
+    let alive = state.processes.iter().filter(live).count();
+    let short = alive < recipe.threshold && !state.net.store.exists(&recipe.ready);
+    !state.processes.iter().filter(live).any(|process| {
+        recipe.is_waiting(&process.recipe)
+            && !(short && process.recipe.phase == Phase::AwaitingReady)
+    })
+}
+
+/// Some process started computing (the partner of enter safety).
+pub fn someone_computes(_: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    state
+        .processes
+        .iter()
+        .any(|process| process.recipe.phase.has_started())
+}
+
+/// Some process left (the partner of leave safety).
+pub fn someone_left(_: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    state
+        .processes
+        .iter()
+        .any(|process| process.recipe.phase == Phase::Left)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<Arc<str>> {
+        list.iter().map(|name| Arc::from(*name)).collect()
+    }
+
+    fn permutations(items: &[&'static str]) -> Vec<Vec<&'static str>> {
+        if items.is_empty() {
+            return vec![vec![]];
+        }
+        let mut all = Vec::new();
+        for i in 0..items.len() {
+            let mut rest = items.to_vec();
+            let first = rest.remove(i);
+            for mut tail in permutations(&rest) {
+                tail.insert(0, first);
+                all.push(tail);
+            }
+        }
+        all
+    }
+
+    /// Every order of every subset of three process nodes, with and without
+    /// ready, for each of the three as ours (present or not).
+    #[test]
+    fn leave_step_on_every_subset_and_order() {
+        let all = ["c0", "c1", "c2"];
+        let mut cases = 0;
+        for mask in 0u32..16 {
+            let present: Vec<&str> = (0..3)
+                .filter(|i| mask & (1 << i) != 0)
+                .map(|i| all[i])
+                .collect();
+            let mut listed = present.clone();
+            if mask & 8 != 0 {
+                listed.push(READY);
+            }
+            for order in permutations(&listed) {
+                let children = names(&order);
+                for mine in all {
+                    let ours = present.contains(&mine);
+                    let expected = match present.as_slice() {
+                        [] => LeaveStep::Exit,
+                        [only] if *only == mine => LeaveStep::DeleteAndExit,
+                        [lowest, .., highest] if *lowest == mine => LeaveStep::Wait {
+                            on: Arc::from(*highest),
+                            delete: false,
+                        },
+                        [lowest, ..] => LeaveStep::Wait {
+                            on: Arc::from(*lowest),
+                            delete: ours,
+                        },
+                    };
+                    assert_eq!(leave_step(&children, mine), expected, "{order:?} {mine}");
+                    cases += 1;
+                }
+            }
+        }
+        // Subsets of k nodes (+ ready): k! and (k+1)! orders, times 3 owners.
+        assert_eq!(cases, 3 * (1 + 3 + 6 + 6) + 3 * (1 + 3 * 2 + 3 * 6 + 24));
+    }
+
+    #[test]
+    fn a_restarted_process_sorts_after_its_first_and_before_the_next_client() {
+        let children = names(&["c1", "c0r1", READY]);
+        assert_eq!(
+            leave_step(&children, "c0r1"),
+            LeaveStep::Wait {
+                on: Arc::from("c1"),
+                delete: false
+            }
+        );
+    }
+
+    #[test]
+    fn count_leaves_ready_out_except_count_all() {
+        let children = names(&["c1", READY, "c0"]);
+        assert_eq!(count(Variant::Count, &children), 2);
+        assert_eq!(count(Variant::Seed, &children), 2);
+        assert_eq!(count(Variant::CountAll, &children), 3);
+        assert_eq!(count(Variant::Count, &names(&[READY])), 0);
+        assert_eq!(count(Variant::CountAll, &names(&[READY])), 1);
+    }
+}
