@@ -1255,4 +1255,59 @@ mod double_barrier {
             ]
         );
     }
+
+    // Beyond exhaustive reach: herds need four processes (two million states
+    // with three and no fault), so seeded walks look for them.
+
+    /// The first walk that finds seed 004's herd, and its length.
+    const HERD_SEED: u64 = 5;
+    const HERD_STEPS: usize = 49;
+
+    /// Four processes that enter and leave, with the faults of `budget`.
+    fn four(variant: Variant, budget: FaultBudget) -> World<DoubleBarrier> {
+        let scripts = vec![vec![Command::Enter, Command::Leave]; 4];
+        World {
+            recipe: DoubleBarrier::build(variant, &scripts),
+            scripts,
+            ..world(variant, budget)
+        }
+    }
+
+    /// The first of the walks seeded 0 to `walks - 1` that breaks herd
+    /// avoidance, and after how many steps.
+    fn first_herd(world: &World<DoubleBarrier>, walks: u64) -> Option<(u64, usize)> {
+        (0..walks).find_map(|seed| {
+            let walk = zoocheck::simulate::walk(world, seed, 200);
+            walk.found("herd_avoidance").map(|steps| (seed, steps))
+        })
+    }
+
+    #[test]
+    fn seeded_walks_find_the_herd_of_seed_004s_leave_with_four_processes() {
+        // Everyone watches the barrier's children: one deletion wakes every
+        // process still waiting to leave.
+        let world = four(Variant::Count, FaultBudget::default());
+        assert_eq!(first_herd(&world, 2_000), Some((HERD_SEED, HERD_STEPS)));
+    }
+
+    #[test]
+    fn seeded_walks_find_no_herd_in_the_seeds_leave_with_four_processes() {
+        let world = four(Variant::Seed, FaultBudget::default());
+        assert_eq!(first_herd(&world, 2_000), None);
+    }
+
+    #[test]
+    fn seeded_walks_find_a_herd_in_the_seeds_leave_when_the_lowest_process_fails() {
+        // The lowest process crashes while two processes that already deleted
+        // their nodes wait on it and a fourth node remains: its expiry wakes
+        // both, and neither is released.
+        let budget = FaultBudget {
+            crash: 1,
+            disconnect: 1,
+            expire: 1,
+            ..FaultBudget::default()
+        };
+        let world = four(Variant::Seed, budget);
+        assert_eq!(first_herd(&world, 2_000), Some((156, 50)));
+    }
 }
