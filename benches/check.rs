@@ -25,6 +25,11 @@
 //!   per recipe beside the lock, three clients, no fault (each file's text is
 //!   below): readers and a writer; two writers and a revoker; three volunteers
 //!   who acknowledge and resign.
+//! - `recipes/{double_barrier,queue,two_phase_commit,membership}`: one
+//!   reference scenario each, with faults where the recipe's interesting part
+//!   is: two processes entering and leaving with a disconnect and an expiry; a
+//!   producer of two items and two consumers; a coordinator and two sites with
+//!   a disconnect and an expiry; three members and a crash.
 //!
 //! Each benchmark takes at least twelve checks (the count, one warm-up, ten
 //! samples). `expiry/3` (1,706,218 unique states, 15 to 20 s a check, so three
@@ -187,6 +192,71 @@ acknowledged_leader_is_smallest = "holds"
 someone_elected = "reached"
 waiter_woken = "reached"
 leader_acknowledged = "reached""#,
+        ),
+        (
+            "double_barrier",
+            r#"recipe = "double_barrier"
+variant = "seed"
+clients = 2
+script = ["enter", "leave"]
+[faults]
+disconnect = 1
+expire = 1
+[expect]
+enter_safety = "holds"
+leave_safety = "holds"
+herd_avoidance = "holds"
+no_deadlock = "holds"
+someone_computes = "reached"
+someone_left = "reached"
+waiter_woken = "reached""#,
+        ),
+        (
+            "queue",
+            r#"recipe = "queue"
+variant = "guid"
+clients = 3
+scripts = [["put", "put"], ["take"], ["take"]]
+[expect]
+consumed_once = "holds"
+no_item_lost = "holds"
+producer_order = "holds"
+item_consumed = "reached"
+all_consumed = "reached"
+two_of_one_producer = "unreached""#,
+        ),
+        (
+            "two_phase_commit",
+            r#"recipe = "two_phase_commit"
+variant = "reference"
+clients = 3
+scripts = [["coordinate"], ["vote_commit"], ["vote_commit"]]
+[faults]
+disconnect = 1
+expire = 1
+[expect]
+agreement = "holds"
+validity = "holds"
+termination = "holds"
+live_sites_decide = "violated"
+someone_committed = "reached"
+someone_aborted = "unreached"
+all_sites_decided = "reached"
+failure_detected = "unreached""#,
+        ),
+        (
+            "membership",
+            r#"recipe = "membership"
+variant = "reference"
+clients = 3
+script = ["join"]
+[faults]
+crash = 1
+[expect]
+views_list_only_joined = "holds"
+views_follow_the_group = "holds"
+member_sees_another = "reached"
+view_dropped_a_member = "reached""#,
         ),
     ];
     files
