@@ -116,7 +116,8 @@ pub struct QueueLog {
     pub enqueued: Items,
     /// Items some consumer took and handed to its application.
     pub consumed: Items,
-    /// What each consumer took.
+    /// What each consumer took, by client (a world has at most as many
+    /// clients as an item has producers).
     pub consumed_by: [Items; Item::PRODUCERS as usize],
     /// Some item was handed to an application twice.
     pub consumed_twice: bool,
