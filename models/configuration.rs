@@ -30,7 +30,7 @@ use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::scenario::Catalogued;
 use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
-use crate::world::{Status, World, WorldState};
+use crate::world::{World, WorldState};
 
 /// The configuration znode, which the world creates (without data: value 0).
 pub const CONFIG: &str = "/config";
@@ -244,9 +244,7 @@ impl Catalogued for Configuration {
 /// A live reader: it has read, its process runs, and its session is alive
 /// (a reader whose session expired can no longer read and knows it).
 pub fn live_reader(state: &WorldState<State>, client: usize) -> bool {
-    state.processes[client].recipe.value.is_some()
-        && state.processes[client].status != Status::Crashed
-        && state.net.store.is_alive(state.net.session(client))
+    state.processes[client].recipe.value.is_some() && state.is_live(client)
 }
 
 /// After the last write, once nothing but a fault can happen, every live

@@ -37,7 +37,7 @@ use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::scenario::Catalogued;
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
-use crate::world::{History, Status, World, WorldState};
+use crate::world::{History, World, WorldState};
 
 /// The group node, which the world creates.
 pub const GROUP: &str = "/group";
@@ -264,9 +264,7 @@ type Check = WorldState<State>;
 /// created its node (it joined).
 pub fn live_member(world: &World<Membership>, state: &Check, client: usize) -> bool {
     let me = world.incarnation(state, client);
-    state.processes[client].status != Status::Crashed
-        && state.net.store.is_alive(state.net.session(client))
-        && state.history.joined & History::incarnation_bit(me) != 0
+    state.is_live(client) && state.history.joined & History::incarnation_bit(me) != 0
 }
 
 /// No member's view lists a process that never joined (whose node the server

@@ -48,7 +48,7 @@ use crate::scenario::Catalogued;
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
 };
-use crate::world::{Status, World, WorldState};
+use crate::world::{World, WorldState};
 
 /// The application's directory, which the world creates.
 pub const APP: &str = "/app";
@@ -652,8 +652,7 @@ type Check = WorldState<State>;
 /// paused process) and its session is alive on the server. A site whose
 /// process crashed, or whose session the server expired, has failed.
 pub fn site_alive(state: &Check, site: ClientId) -> bool {
-    state.processes[site].status != Status::Crashed
-        && state.net.store.is_alive(state.net.session(site))
+    state.is_live(site)
 }
 
 fn sites(world: &World<TwoPhaseCommit>) -> impl Iterator<Item = ClientId> + '_ {

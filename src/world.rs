@@ -216,6 +216,16 @@ pub struct WorldState<S> {
     pub history: History,
 }
 
+impl<S> WorldState<S> {
+    /// Whether client `client`'s process has not crashed and its session is
+    /// alive on the server: it can still act on what it learns. A paused
+    /// process is live (it resumes); one whose session expired is not.
+    pub fn is_live(&self, client: ClientId) -> bool {
+        self.processes[client].status != Status::Crashed
+            && self.net.store.is_alive(self.net.session(client))
+    }
+}
+
 /// What the checker can do next.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Action {
@@ -364,18 +374,18 @@ impl<R: Recipe> World<R> {
                 self.observe(state, client, observation);
             }
         }
-        let fired: Vec<Notification> = served
-            .iter()
-            .flat_map(|one| one.notifications.iter().cloned())
-            .collect();
-        self.wake(state, &fired);
+        self.wake(state, served.iter().flat_map(|one| &one.notifications));
     }
 
     /// Records whom the server's notifications wake: a waiting client that
     /// gets one is woken; more than one waiting client woken by one deletion is
     /// a herd, unless the recipe means every one of them to go together
     /// ([`Recipe::released_together`]: readers a writer's deletion releases).
-    pub(crate) fn wake(&self, state: &mut WorldState<R::State>, fired: &[Notification]) {
+    pub(crate) fn wake<'a>(
+        &self,
+        state: &mut WorldState<R::State>,
+        fired: impl IntoIterator<Item = &'a Notification>,
+    ) {
         let waiting = |client: ClientId| {
             state.processes[client].status != Status::Crashed
                 && self.recipe.counts_in_herd(&state.processes[client].recipe)
