@@ -1,7 +1,7 @@
-//! One test per rule of `ZK_SEMANTICS.md` section 3 (sessions and faults, what
+//! One test per rule of `docs/zookeeper-semantics.md` section 3 (sessions and faults, what
 //! the client sees, watches across a disconnect), through the client library
 //! (`zoocheck::client`) and the FIFO net (`zoocheck::net::Net`). Numbers marked
-//! [seen] come from `observed-zk-3.8.0.txt` (a real ZooKeeper 3.8.0).
+//! [seen] come from observations of a real ZooKeeper 3.8.0 server, labelled as in `docs/zookeeper-semantics.md`.
 
 use zoocheck::client::*;
 use zoocheck::net::Net;
@@ -1007,7 +1007,7 @@ fn exp3_s2_and_s3_lost_reply_then_expiry_while_away() {
 
 // Exp3 S3 saw B receive NodeDeleted /t/lost, NodeChildrenChanged /t, then
 // NodeDeleted /t/a-eph: the real server deletes an ending session's ephemerals
-// in its hash-set order, which ZK_SEMANTICS.md does not pin. The store deletes
+// in its hash-set order, which docs/zookeeper-semantics.md does not pin. The store deletes
 // them in path order (documented in the README as a difference); what both
 // share, and what this pins, is one firing per deletion with the parent's
 // one-shot child watch spent on the first.

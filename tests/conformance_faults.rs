@@ -1,4 +1,4 @@
-//! Differential conformance under faults: the fault rules of `ZK_SEMANTICS.md`
+//! Differential conformance under faults: the fault rules of `docs/zookeeper-semantics.md`
 //! section 3 (sessions, connection loss, lost replies, expiry, watches across a
 //! disconnect), on the simulated [`Net`] against a real ZooKeeper 3.8.
 //!

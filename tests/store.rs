@@ -1,6 +1,6 @@
-//! One test per rule of `ZK_SEMANTICS.md` sections 1, 2, 4 and 5: the simulated
+//! One test per rule of `docs/zookeeper-semantics.md` sections 1, 2, 4 and 5: the simulated
 //! server (`zoocheck::store`), named after the rule it pins. Numbers marked
-//! [seen] come from `observed-zk-3.8.0.txt` (a real ZooKeeper 3.8.0).
+//! [seen] come from observations of a real ZooKeeper 3.8.0 server, labelled as in `docs/zookeeper-semantics.md`.
 
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};

@@ -6,7 +6,7 @@
 //! zxid of the last reply. It turns what arrives on the connection into what the
 //! application sees ([`Delivery`]): replies, watch events and session events.
 //!
-//! The rules it keeps (`ZK_SEMANTICS.md` section 3):
+//! The rules it keeps (`docs/zookeeper-semantics.md` section 3):
 //! - on connection loss, every in-flight and queued request completes with
 //!   `CONNECTIONLOSS`, then `Disconnected` is delivered; session events go to
 //!   every watcher and consume no watch;
