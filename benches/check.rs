@@ -303,7 +303,7 @@ fn check(c: &mut Criterion) {
         let outcome = scenario.check(&options);
         let took = started.elapsed();
         assert!(
-            outcome.complete,
+            outcome.complete(),
             "{}: the search was cut short",
             scenario.name
         );

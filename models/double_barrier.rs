@@ -82,9 +82,10 @@ use std::sync::Arc;
 use stateright::Property;
 
 use crate::client::SessionEvent;
+use crate::faults::FaultBudget;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{refuse_restarts, Catalogued};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Status, World, WorldState};
 
@@ -567,6 +568,18 @@ impl Recipe for DoubleBarrier {
 }
 
 impl Catalogued for DoubleBarrier {
+    /// A restarted process runs its script again: with `ready` still there it
+    /// enters at once, possibly after the others left (which `leave_safety`,
+    /// judged on the state, would call leaving early), and its predecessor's
+    /// node still counts toward the threshold. The double barrier is entered
+    /// once per process, so restarts are refused.
+    fn check_faults(budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        refuse_restarts(
+            budget,
+            "the double barrier is entered once: a restarted process would enter again, after the others may have left (`ready` stays), and its predecessor's node still counts toward the threshold",
+        )
+    }
+
     const NAME: &'static str = "double_barrier";
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[

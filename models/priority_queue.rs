@@ -38,8 +38,9 @@ use stateright::Property;
 
 use super::queue::{self, OnChange, Queue};
 pub use super::queue::{Put, State, Take};
+use crate::faults::FaultBudget;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{refuse_restarts, Catalogued};
 use crate::store::{Op, OpResult, Path};
 use crate::world::{World, WorldState};
 
@@ -128,6 +129,17 @@ impl Recipe for PriorityQueue {
 }
 
 impl Catalogued for PriorityQueue {
+    /// A restarted producer numbers its puts from 0 again, and an item is
+    /// named by its producer's client and serial, not by its process: its
+    /// new items could not be told from its predecessor's, and the checker
+    /// would find items "consumed twice" that were two items.
+    fn check_faults(budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        refuse_restarts(
+            budget,
+            "a restarted producer numbers its items from 0 again (items are named by client and serial, not by process), so its items could not be told from its predecessor's",
+        )
+    }
+
     const NAME: &'static str = "priority_queue";
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[

@@ -78,8 +78,9 @@ use stateright::Property;
 
 use super::contender::sequence_after;
 use crate::client::SessionEvent;
+use crate::faults::FaultBudget;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Item, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{refuse_restarts, Catalogued};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
@@ -809,6 +810,17 @@ impl Recipe for Queue {
 }
 
 impl Catalogued for Queue {
+    /// A restarted producer numbers its puts from 0 again, and an item is
+    /// named by its producer's client and serial, not by its process: its
+    /// new items could not be told from its predecessor's, and the checker
+    /// would find items "consumed twice" that were two items.
+    fn check_faults(budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        refuse_restarts(
+            budget,
+            "a restarted producer numbers its items from 0 again (items are named by client and serial, not by process), so its items could not be told from its predecessor's",
+        )
+    }
+
     const NAME: &'static str = "queue";
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[

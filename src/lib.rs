@@ -5,7 +5,7 @@
 //!
 //! - [`store`]: the simulated ZooKeeper server. Znodes, Stat, zxids, the
 //!   per-parent sequence counter, sessions and one-shot watches, to the contract
-//!   in `ZK_SEMANTICS.md` and proven against a real server by
+//!   in `docs/zookeeper-semantics.md` and proven against a real server by
 //!   `tests/conformance.rs`. A pure value: the checker keeps millions.
 //! - [`client`]: the client-library half of each session: in-flight requests,
 //!   `CONNECTIONLOSS` then `Disconnected`, SetWatches on reconnect, `Expired`
@@ -52,6 +52,7 @@
 pub mod client;
 pub mod conformance;
 pub mod faults;
+pub mod memory;
 pub mod net;
 pub mod properties;
 pub mod recipe;

@@ -1,13 +1,17 @@
 //! The `zoocheck` command: ask a question of a recipe from the shell.
 //!
-//! Exit codes: 0 every expectation met, 1 some expectation not met (or a
-//! replay that no longer reaches its verdict), 2 bad usage or a bad file.
+//! Exit codes (the `EXIT CODES` text below is what `--help` prints):
+//! 0 every expectation met and proven, 1 some expectation proven wrong (or the
+//! model panicked, or a replay no longer reaches its verdict), 2 bad usage or
+//! a bad file (the other files are still checked), 3 incomplete: nothing
+//! contradicts an expectation, but a search stopped at a limit left some
+//! verdict unproven.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Mutex;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,16 +19,37 @@ use serde::Serialize;
 use stateright::Model;
 use zoocheck::faults::FaultBudget;
 use zoocheck::recipe::Recipe;
-use zoocheck::scenario::{recipes, CheckOptions, Outcome, Progress, Scenario, Verdict, WorldTask};
+use zoocheck::scenario::{
+    quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, Scenario,
+    ScenarioError, Verdict, WorldTask,
+};
 use zoocheck::simulate::{SimulateOptions, SimulateTask};
-use zoocheck::trace::{self, TraceFile, TRACE_FORMAT};
+use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
 use zoocheck::world::World;
+
+const EXIT_CODES: &str = "\
+EXIT CODES:
+  0  every expectation met; for `check`, every verdict proven (the search saw
+     every state); for `simulate`, no walk found anything unexpected (a
+     simulation proves nothing: its verdicts are marked ?)
+  1  some verdict contradicts its expectation, or the model failed (a panic
+     in a recipe, the store or the client library: a trace of it is written),
+     or a replay no longer reaches its verdict
+  2  bad usage or a bad file (in a directory, the other files are still checked)
+  3  incomplete: nothing contradicts an expectation, but the search stopped at
+     a limit (--max-depth, --max-states, --timeout, --max-memory) and some
+     verdict is unproven (marked ?)
+When several apply, the lowest non-zero code wins.";
+
+/// The exit code of an incomplete check.
+const EXIT_INCOMPLETE: u8 = 3;
 
 #[derive(Parser)]
 #[command(
     name = "zoocheck",
     version,
-    about = "Model-check ZooKeeper recipes under faults"
+    about = "Model-check ZooKeeper recipes under faults",
+    after_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -34,15 +59,21 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Check scenario files exhaustively (a directory means every scenario under it).
+    ///
+    /// The search runs depth first, keeping a fingerprint of each state; a
+    /// violated property then gets a breadth-first search of its own for the
+    /// shortest counterexample.
+    #[command(after_help = EXIT_CODES)]
     Check {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Search depth first (less memory; counterexamples are not the shortest).
+        /// Search breadth first (the same verdicts and counts; holds every
+        /// state of a level in memory and gains nothing from threads).
         #[arg(long)]
-        dfs: bool,
-        /// Checker threads (counts stay exact; which counterexample is found may vary).
-        #[arg(long, default_value_t = 1)]
-        threads: usize,
+        bfs: bool,
+        /// Checker threads, 1 to 64 (counts stay exact; the deepest path may vary).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+        threads: u16,
         /// Explore no deeper than this many steps.
         #[arg(long)]
         max_depth: Option<usize>,
@@ -52,6 +83,10 @@ enum Command {
         /// Stop each scenario after this many seconds.
         #[arg(long, value_parser = seconds)]
         timeout: Option<Duration>,
+        /// Stop a search once the process holds this much memory (512M, 8G);
+        /// the default is half the machine's memory, at most 8G.
+        #[arg(long, value_parser = zoocheck::memory::parse_size)]
+        max_memory: Option<u64>,
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
@@ -59,7 +94,9 @@ enum Command {
         #[arg(long)]
         trace_out: Option<PathBuf>,
     },
-    /// Seeded random walks, for worlds too large to exhaust.
+    /// Seeded random walks, for worlds too large to exhaust. They prove
+    /// nothing: exit 0 means no walk found anything unexpected.
+    #[command(after_help = EXIT_CODES)]
     Simulate {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
@@ -72,6 +109,10 @@ enum Command {
         /// The longest walk, in steps.
         #[arg(long, default_value_t = 200)]
         max_depth: usize,
+        /// Judge only whether a walk finds this property (violates an
+        /// `always`, reaches a `sometimes`): exit 0 if one does, 1 if none.
+        #[arg(long, value_name = "PROPERTY")]
+        reproduce: Option<String>,
         #[arg(long)]
         json: bool,
         #[arg(long)]
@@ -120,34 +161,38 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Check {
             paths,
-            dfs,
+            bfs,
             threads,
             max_depth,
             max_states,
             timeout,
+            max_memory,
             json,
             trace_out,
         } => {
             let options = CheckOptions {
-                dfs,
-                threads,
+                bfs,
+                threads: usize::from(threads),
                 max_depth,
                 max_states,
                 timeout,
-                progress: std::io::stderr()
-                    .is_terminal()
-                    .then_some(show_progress as fn(&Progress)),
+                max_memory: Some(max_memory.unwrap_or_else(zoocheck::memory::default_budget)),
+                progress: Some(show_progress as fn(&Progress)),
             };
+            if zoocheck::memory::resident_bytes().is_none() {
+                eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
+            }
             run(
                 &paths,
                 json,
                 trace_out.as_deref(),
                 Mode::Check,
                 |scenario| {
+                    set_progress_name(&scenario.name);
                     let outcome = scenario.check(&options);
                     finish_progress();
-                    let dfs = if dfs { " --dfs" } else { "" };
-                    (outcome, format!("check {}{dfs}", scenario.file.display()))
+                    let bfs = if bfs { " --bfs" } else { "" };
+                    (outcome, format!("check {}{bfs}", scenario.file.display()))
                 },
             )
         }
@@ -156,6 +201,7 @@ fn main() -> ExitCode {
             runs,
             seed,
             max_depth,
+            reproduce,
             json,
             trace_out,
         } => {
@@ -164,27 +210,24 @@ fn main() -> ExitCode {
                 seed,
                 max_depth,
             };
-            run(
-                &paths,
-                json,
-                trace_out.as_deref(),
-                Mode::Simulate(options),
-                |scenario| {
-                    let outcome = scenario.with_world(SimulateTask {
-                        options,
-                        expect: &scenario.expect,
-                        progress: std::io::stderr()
-                            .is_terminal()
-                            .then_some(show_walks as fn(u64, u64, Duration)),
-                    });
-                    finish_progress();
-                    let command = format!(
-                        "simulate {} --max-depth {max_depth}",
-                        scenario.file.display()
-                    );
-                    (outcome, command)
-                },
-            )
+            let mode = Mode::Simulate {
+                options,
+                reproduce: reproduce.as_deref(),
+            };
+            run(&paths, json, trace_out.as_deref(), mode, |scenario| {
+                set_progress_name(&scenario.name);
+                let outcome = scenario.with_world(SimulateTask {
+                    options,
+                    expect: &scenario.expect,
+                    progress: Some(show_walks as fn(u64, u64, Duration)),
+                });
+                finish_progress();
+                let command = format!(
+                    "simulate {} --max-depth {max_depth}",
+                    scenario.file.display()
+                );
+                (outcome, command)
+            })
         }
         Command::Replay { trace } => replay(&trace),
         Command::Explore { path, port } => explore(&path, port),
@@ -203,53 +246,54 @@ fn main() -> ExitCode {
 fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text
         .parse()
-        .map_err(|_| format!("{text:?} is not a number of seconds"))?;
+        .map_err(|_| format!("{} is not a number of seconds", quoted(text, 40)))?;
     if value.is_finite() && value > 0.0 && value <= 365.0 * 24.0 * 3600.0 {
         Ok(Duration::from_secs_f64(value))
     } else {
         Err(format!(
-            "{text}: expected a number of seconds above 0 and at most a year"
+            "{}: expected a number of seconds above 0 and at most a year",
+            shorten(text, 40)
         ))
     }
 }
 
 #[derive(Clone, Copy)]
-enum Mode {
+enum Mode<'a> {
     Check,
-    Simulate(SimulateOptions),
+    Simulate {
+        options: SimulateOptions,
+        /// The one property `--reproduce` asks about.
+        reproduce: Option<&'a str>,
+    },
 }
 
-/// Loads the scenarios named by `paths` (files, or directories searched for
+/// The scenarios named by `paths` (files, or directories searched for
 /// `*.toml`), each named after its path below the nearest `scenarios`
-/// directory.
-fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>, UsageError> {
+/// directory, and the files refused (a bad file in a directory does not stop
+/// the others). A path that does not exist is an error at once.
+fn load(paths: &[PathBuf]) -> Result<(Vec<Scenario>, Vec<ScenarioError>), UsageError> {
     let mut scenarios = Vec::new();
+    let mut refused = Vec::new();
     for path in paths {
         if !path.exists() {
             return Err(UsageError(format!(
                 "{}: no such file or directory",
-                path.display()
+                shorten(&path.display().to_string(), 200)
             )));
         }
-        let root = path
-            .ancestors()
-            .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| {
-                if path.is_dir() {
-                    path.clone()
-                } else {
-                    path.parent().unwrap_or(Path::new("")).to_path_buf()
-                }
-            });
-        let mut found = if path.is_dir() {
-            let mut all = Scenario::load_all(path)?;
-            for scenario in &mut all {
-                scenario.name = name_below(&scenario.file, &root);
-            }
-            all
+        let root = scenarios_root(path);
+        let found = if path.is_dir() {
+            Scenario::load_each(path)?
+                .into_iter()
+                .map(|loaded| {
+                    loaded.map(|mut scenario| {
+                        scenario.name = name_below(&scenario.file, &root);
+                        scenario
+                    })
+                })
+                .collect()
         } else {
-            vec![Scenario::load(path, &root)?]
+            vec![Scenario::load(path, &root)]
         };
         if found.is_empty() {
             return Err(UsageError(format!(
@@ -257,9 +301,29 @@ fn load(paths: &[PathBuf]) -> Result<Vec<Scenario>, UsageError> {
                 path.display()
             )));
         }
-        scenarios.append(&mut found);
+        for loaded in found {
+            match loaded {
+                Ok(scenario) => scenarios.push(scenario),
+                Err(error) => refused.push(error),
+            }
+        }
     }
-    Ok(scenarios)
+    Ok((scenarios, refused))
+}
+
+/// The `scenarios` directory a path is in (its name is the path below it),
+/// else the directory itself, or a file's directory.
+fn scenarios_root(path: &Path) -> PathBuf {
+    path.ancestors()
+        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| {
+            if path.is_dir() {
+                path.to_path_buf()
+            } else {
+                path.parent().unwrap_or(Path::new("")).to_path_buf()
+            }
+        })
 }
 
 fn name_below(file: &Path, root: &Path) -> String {
@@ -277,10 +341,14 @@ struct JsonScenario<'a> {
     mode: &'static str,
     unique_states: usize,
     states: usize,
+    /// The deepest path explored (or the longest walk), in steps.
     max_depth: usize,
     seconds: f64,
     complete: bool,
+    /// The limit the search stopped at, if it did.
+    stopped: Option<&'static str>,
     as_expected: bool,
+    panic: Option<&'a str>,
     properties: Vec<JsonProperty>,
 }
 
@@ -289,8 +357,11 @@ struct JsonProperty {
     name: &'static str,
     expected: &'static str,
     actual: &'static str,
+    proven: bool,
     as_expected: bool,
     seed: Option<u64>,
+    /// The counterexample's length, for a violated property.
+    steps: Option<usize>,
     trace: Option<Vec<String>>,
 }
 
@@ -301,94 +372,217 @@ fn run(
     mode: Mode,
     mut check: impl FnMut(&Scenario) -> (Outcome, String),
 ) -> Result<ExitCode, UsageError> {
-    let scenarios = load(paths)?;
-    if let Some(dir) = trace_out {
-        std::fs::create_dir_all(dir).map_err(|e| UsageError(format!("{}: {e}", dir.display())))?;
+    let (scenarios, refused) = load(paths)?;
+    if scenarios.is_empty() {
+        // Nothing to check: the errors are the whole answer.
+        let mut refused = refused.into_iter();
+        let first = refused.next().expect("load refuses or loads each file");
+        for error in refused {
+            eprintln!("zoocheck: {error}");
+        }
+        return Err(UsageError(first.to_string()));
     }
-    let mut all_met = true;
-    let mut json_out = Vec::new();
+    if let Mode::Simulate {
+        reproduce: Some(property),
+        ..
+    } = mode
+    {
+        for scenario in &scenarios {
+            if !scenario.expect.iter().any(|(name, _)| *name == property) {
+                let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--reproduce {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    scenario.name,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    for error in &refused {
+        eprintln!("zoocheck: {error}");
+    }
+    let mut traces = TraceWriter::new(trace_out)?;
+    let mut judgements = Vec::new();
+    let mut outcomes = Vec::new();
     if !json {
         print_header(mode);
     }
     for scenario in &scenarios {
         let (outcome, found_by) = check(scenario);
-        all_met &= outcome.as_expected();
-        if let Some(dir) = trace_out {
-            write_traces(dir, scenario, &outcome, &found_by)?;
-        }
-        if json {
-            json_out.push(JsonScenario {
-                scenario: &scenario.name,
-                file: &scenario.file,
-                mode: match mode {
-                    Mode::Check => "check",
-                    Mode::Simulate(_) => "simulate",
-                },
-                unique_states: outcome.unique_states,
-                states: outcome.states,
-                max_depth: outcome.max_depth,
-                seconds: outcome.elapsed.as_secs_f64(),
-                complete: outcome.complete,
-                as_expected: outcome.as_expected(),
-                properties: outcome
-                    .properties
-                    .iter()
-                    .map(|p| JsonProperty {
-                        name: p.name,
-                        expected: p.expected.name(),
-                        actual: p.actual.name(),
-                        as_expected: p.as_expected(),
-                        seed: p.seed,
-                        trace: p
-                            .trace
-                            .as_ref()
-                            .filter(|_| p.actual == Verdict::Violated)
-                            .map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
-                    })
-                    .collect(),
-            });
-        } else {
+        judgements.push(outcome.judgement());
+        traces.write(scenario, &outcome, &found_by)?;
+        if !json {
             print_rows(scenario, &outcome, mode);
         }
+        outcomes.push(outcome);
+    }
+    // `--reproduce`: only whether the walks found that one property counts.
+    if let Mode::Simulate {
+        reproduce: Some(property),
+        ..
+    } = mode
+    {
+        if !json {
+            outln!("");
+        }
+        judgements = scenarios
+            .iter()
+            .zip(&outcomes)
+            .map(|(scenario, outcome)| reproduced(scenario, outcome, property, json))
+            .collect();
     }
     if json {
+        let json_out: Vec<JsonScenario> = scenarios
+            .iter()
+            .zip(&outcomes)
+            .map(|(scenario, outcome)| json_scenario(scenario, outcome, mode))
+            .collect();
         outln!("{}", serde_json::to_string_pretty(&json_out)?);
-    } else {
-        let verdict = if all_met {
-            "every expectation met"
-        } else {
-            "SOME EXPECTATIONS NOT MET"
-        };
-        outln!("\n{} scenarios: {verdict}", scenarios.len());
     }
-    Ok(if all_met {
-        ExitCode::SUCCESS
-    } else {
+    let not_met = judgements
+        .iter()
+        .filter(|j| **j == Judgement::NotMet)
+        .count();
+    let unproven = judgements
+        .iter()
+        .filter(|j| **j == Judgement::Unproven)
+        .count();
+    let simulating = matches!(mode, Mode::Simulate { .. });
+    let reproducing = matches!(
+        mode,
+        Mode::Simulate {
+            reproduce: Some(_),
+            ..
+        }
+    );
+    if !json && !reproducing {
+        let checked = scenarios.len();
+        outln!("");
+        let summary = if not_met > 0 {
+            format!("{checked} scenarios: SOME EXPECTATIONS NOT MET")
+        } else if simulating {
+            format!("{checked} scenarios: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+        } else if unproven > 0 {
+            format!("{checked} scenarios: INCOMPLETE: no expectation contradicted, but {unproven} scenarios have unproven verdicts (marked ?)")
+        } else {
+            format!("{checked} scenarios: every expectation met")
+        };
+        outln!("{summary}");
+        if !refused.is_empty() {
+            outln!("{} files refused (see the errors above)", refused.len());
+        }
+    }
+    Ok(if not_met > 0 {
         ExitCode::from(1)
+    } else if !refused.is_empty() {
+        ExitCode::from(2)
+    } else if unproven > 0 && !simulating {
+        ExitCode::from(EXIT_INCOMPLETE)
+    } else {
+        ExitCode::SUCCESS
     })
+}
+
+/// `--reproduce`: whether a walk found the one property asked about, said in
+/// one line; only that counts.
+fn reproduced(scenario: &Scenario, outcome: &Outcome, property: &str, json: bool) -> Judgement {
+    let found = outcome
+        .properties
+        .iter()
+        .find(|p| p.name == property)
+        .expect("checked against the scenario's properties");
+    let verb = match found.actual {
+        Verdict::Violated | Verdict::Holds => "violates",
+        Verdict::Reached | Verdict::Unreached => "reaches",
+    };
+    match (&found.trace, found.seed) {
+        (Some(trace), Some(seed)) => {
+            let expected = if found.as_expected() {
+                "as the scenario expects"
+            } else {
+                "NOT as the scenario expects"
+            };
+            if !json {
+                outln!(
+                    "reproduced: the walk with seed {seed} {verb} {property} of {} in {} steps ({expected})",
+                    scenario.name,
+                    trace.steps.len()
+                );
+            }
+            Judgement::Met
+        }
+        _ => {
+            if !json {
+                outln!(
+                    "not reproduced: no walk {verb} {property} of {}",
+                    scenario.name
+                );
+            }
+            Judgement::NotMet
+        }
+    }
+}
+
+fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -> JsonScenario<'a> {
+    JsonScenario {
+        scenario: &scenario.name,
+        file: &scenario.file,
+        mode: match mode {
+            Mode::Check => "check",
+            Mode::Simulate { .. } => "simulate",
+        },
+        unique_states: outcome.unique_states,
+        states: outcome.states,
+        max_depth: outcome.max_depth,
+        seconds: outcome.elapsed.as_secs_f64(),
+        complete: outcome.complete(),
+        stopped: outcome.stopped.map(Limit::name),
+        as_expected: outcome.as_expected(),
+        panic: outcome.panic.as_ref().map(|panic| panic.message.as_str()),
+        properties: outcome
+            .properties
+            .iter()
+            .map(|p| {
+                let violated = p.trace.as_ref().filter(|_| p.actual == Verdict::Violated);
+                JsonProperty {
+                    name: p.name,
+                    expected: p.expected.name(),
+                    actual: p.actual.name(),
+                    proven: p.proven,
+                    as_expected: p.as_expected(),
+                    seed: p.seed,
+                    steps: violated.map(|t| t.steps.len()),
+                    trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
+                }
+            })
+            .collect(),
+    }
 }
 
 fn print_header(mode: Mode) {
     match mode {
         Mode::Check => outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8} {:>10}",
+            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
             "actual",
             "unique",
-            "depth",
+            "deepest",
+            "steps",
             "seconds",
             "states/s"
         ),
-        Mode::Simulate(_) => outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8} {:>10}",
+        Mode::Simulate { .. } => outln!(
+            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
             "actual",
+            "walked",
+            "longest",
             "steps",
-            "depth",
             "seconds",
             "steps/s"
         ),
@@ -399,7 +593,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
     let seconds = outcome.elapsed.as_secs_f64();
     let counted = match mode {
         Mode::Check => outcome.unique_states,
-        Mode::Simulate(_) => outcome.states,
+        Mode::Simulate { .. } => outcome.states,
     };
     let rate = if seconds > 0.0 {
         counted as f64 / seconds
@@ -407,92 +601,214 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
         0.0
     };
     for property in &outcome.properties {
-        let mut actual = property.actual.name().to_string();
-        // A search cut short proves no "holds"; a simulation never does.
-        if !outcome.complete && matches!(property.actual, Verdict::Holds | Verdict::Unreached) {
-            actual.push('?');
-        }
-        let mark = if property.as_expected() {
-            ""
-        } else {
-            "  <- NOT AS EXPECTED"
+        let mark = match property.judgement() {
+            Judgement::Met => "",
+            Judgement::NotMet => "  <- NOT AS EXPECTED",
+            Judgement::Unproven if property.as_expected() => "",
+            Judgement::Unproven => "  <- none found in the part searched",
         };
+        // The counterexample's length (a simulation's: where its walk found it).
+        let steps = property
+            .trace
+            .as_ref()
+            .filter(|_| property.actual == Verdict::Violated)
+            .map_or("-".to_string(), |trace| trace.steps.len().to_string());
         outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>6} {:>8.2} {:>10.0}{mark}",
+            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
             property.expected.name(),
-            actual,
+            property.shown(),
             counted,
             outcome.max_depth,
+            steps,
             seconds,
             rate
         );
     }
-    if let Mode::Simulate(options) = mode {
+    if let Mode::Simulate { options, .. } = mode {
         for property in &outcome.properties {
             if let (Verdict::Violated, Some(seed)) = (property.actual, property.seed) {
                 outln!(
-                    "  {} violated by the walk with seed {seed}; replay it with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {}",
+                    "  {} violated by the walk with seed {seed}; reproduce it with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
                     property.name,
                     scenario.file.display(),
-                    options.max_depth
+                    options.max_depth,
+                    property.name
                 );
             }
         }
     }
-    if !outcome.complete && matches!(mode, Mode::Check) {
-        outln!("  (search stopped at a limit: a `?` verdict is unproven)");
+    if let Some(panic) = &outcome.panic {
+        outln!(
+            "  THE MODEL PANICKED in {}: {}",
+            scenario.name,
+            shorten(&panic.message, 500)
+        );
+        if let Some(trace) = &panic.trace {
+            outln!(
+                "  after {} steps (the trace file replays them)",
+                trace.steps.len()
+            );
+        }
+    }
+    match (outcome.stopped, mode) {
+        (Some(Limit::Memory), Mode::Check) => outln!(
+            "  ({} at {} unique states: a `?` verdict is unproven; to go further, give it more memory with --max-memory, ask with fewer clients or faults, or walk the space with `zoocheck simulate`)",
+            Limit::Memory.describe(),
+            outcome.unique_states
+        ),
+        (Some(limit), Mode::Check) => outln!(
+            "  ({}: a `?` verdict is unproven)",
+            limit.describe()
+        ),
+        _ => {}
     }
 }
 
-fn write_traces(
-    dir: &Path,
-    scenario: &Scenario,
-    outcome: &Outcome,
-    found_by: &str,
-) -> Result<(), UsageError> {
-    for property in &outcome.properties {
-        let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) else {
-            continue;
+/// Writes traces, never one over another silently: two scenarios of the same
+/// name from different roots, or a file left by another scenario, get a
+/// numbered name instead.
+struct TraceWriter<'a> {
+    dir: Option<&'a Path>,
+    written: Vec<PathBuf>,
+}
+
+impl<'a> TraceWriter<'a> {
+    fn new(dir: Option<&'a Path>) -> Result<TraceWriter<'a>, UsageError> {
+        if let Some(dir) = dir {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| UsageError(format!("{}: {e}", dir.display())))?;
+        }
+        Ok(TraceWriter {
+            dir,
+            written: Vec::new(),
+        })
+    }
+
+    fn write(
+        &mut self,
+        scenario: &Scenario,
+        outcome: &Outcome,
+        found_by: &str,
+    ) -> Result<(), UsageError> {
+        if let Some(panic) = &outcome.panic {
+            // A panic's trace is written even unasked: it is how to reproduce it.
+            if let Some(trace) = &panic.trace {
+                let dir = self.dir.unwrap_or(Path::new("."));
+                let json_path =
+                    self.write_json(dir, scenario, trace, "panicked", found_by, panic.seed)?;
+                eprintln!(
+                    "wrote {}: it replays to the panic (`zoocheck replay {}`)",
+                    json_path.display(),
+                    json_path.display()
+                );
+            }
+        }
+        let Some(dir) = self.dir else {
+            return Ok(());
         };
-        let found_by = match property.seed {
-            Some(seed) => format!("{found_by} --seed {seed} --runs 1"),
-            None => found_by.to_string(),
-        };
+        for property in &outcome.properties {
+            let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) else {
+                continue;
+            };
+            let json_path =
+                self.write_json(dir, scenario, trace, "violated", found_by, property.seed)?;
+            let stem = json_path.with_extension("");
+            let diagram = scenario.with_world(Diagram {
+                actions: &trace.actions,
+            });
+            let md_path = stem.with_extension("md");
+            let markdown = format!(
+                "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
+                scenario.name,
+                property.name,
+                scenario.description.trim(),
+                found_by_seed(found_by, property.seed),
+                json_path.display(),
+                trace
+            );
+            std::fs::write(&md_path, markdown)
+                .map_err(|e| UsageError(format!("{}: {e}", md_path.display())))?;
+            eprintln!("wrote {} and {}", json_path.display(), md_path.display());
+        }
+        Ok(())
+    }
+
+    /// Writes `trace` of `scenario` as a trace file in `dir` (under a free
+    /// name) and answers its path.
+    fn write_json(
+        &mut self,
+        dir: &Path,
+        scenario: &Scenario,
+        trace: &trace::Trace,
+        verdict: &str,
+        found_by: &str,
+        seed: Option<u64>,
+    ) -> Result<PathBuf, UsageError> {
         let file = TraceFile::new(
             &scenario.name,
-            scenario.file.clone(),
-            "violated",
-            found_by,
+            trace::stored_path(&scenario.file),
+            verdict,
+            found_by_seed(found_by, seed),
             trace,
         );
-        let stem = dir.join(format!(
-            "{}__{}",
-            scenario.name.replace('/', "__"),
-            property.name
-        ));
+        let stem = self.free_stem(dir, &scenario.name, trace.property_file_name(), &file)?;
         let json_path = stem.with_extension("json");
         std::fs::write(&json_path, serde_json::to_string_pretty(&file)?)
             .map_err(|e| UsageError(format!("{}: {e}", json_path.display())))?;
-        let diagram = scenario.with_world(Diagram {
-            actions: &trace.actions,
-        });
-        let md_path = stem.with_extension("md");
-        let markdown = format!(
-            "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
-            scenario.name,
-            property.name,
-            scenario.description.trim(),
-            file.found_by,
-            json_path.display(),
-            trace
-        );
-        std::fs::write(&md_path, markdown)
-            .map_err(|e| UsageError(format!("{}: {e}", md_path.display())))?;
-        eprintln!("wrote {} and {}", json_path.display(), md_path.display());
+        Ok(json_path)
     }
-    Ok(())
+
+    /// `dir/<scenario>__<property>`, or with `-2`, `-3` ... where that name
+    /// was written in this run or holds a trace of another scenario file.
+    fn free_stem(
+        &mut self,
+        dir: &Path,
+        scenario: &str,
+        property: &str,
+        file: &TraceFile,
+    ) -> Result<PathBuf, UsageError> {
+        let base = format!("{}__{}", scenario.replace('/', "__"), property);
+        for n in 1..1000 {
+            let name = if n == 1 {
+                base.clone()
+            } else {
+                format!("{base}-{n}")
+            };
+            let stem = dir.join(name);
+            let json_path = stem.with_extension("json");
+            let taken = self.written.contains(&json_path)
+                || (json_path.exists()
+                    && zoocheck::scenario::read_text(&json_path)
+                        .ok()
+                        .and_then(|text| serde_json::from_str::<TraceFile>(&text).ok())
+                        .is_none_or(|old| old.file != file.file || old.property != file.property));
+            if !taken {
+                if n > 1 {
+                    eprintln!(
+                        "note: {} is taken by another scenario's trace; writing {} instead",
+                        dir.join(&base).with_extension("json").display(),
+                        json_path.display()
+                    );
+                }
+                self.written.push(json_path);
+                return Ok(stem);
+            }
+        }
+        Err(UsageError(format!(
+            "{}: a thousand traces named {base} already; clear it out",
+            dir.display()
+        )))
+    }
+}
+
+/// The command that found a trace: with its walk's seed, for a simulation.
+fn found_by_seed(found_by: &str, seed: Option<u64>) -> String {
+    match seed {
+        Some(seed) => format!("{found_by} --seed {seed} --runs 1"),
+        None => found_by.to_string(),
+    }
 }
 
 struct Diagram<'a> {
@@ -508,42 +824,124 @@ impl WorldTask for Diagram<'_> {
 
 /// Replays a saved trace against its scenario as the code stands now.
 fn replay(path: &Path) -> Result<ExitCode, UsageError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
-    let saved: TraceFile = serde_json::from_str(&text)
-        .map_err(|e| UsageError(format!("{}: not a zoocheck trace: {e}", path.display())))?;
+    let shown = || shorten(&path.display().to_string(), 200);
+    let text = zoocheck::scenario::read_text(path)
+        .map_err(|message| UsageError(format!("{}: {message}", shown())))?;
+    let saved: TraceFile = serde_json::from_str(&text).map_err(|e| {
+        UsageError(format!(
+            "{}: not a zoocheck trace: {}",
+            shown(),
+            shorten(&e.to_string(), 300)
+        ))
+    })?;
+    let field = |key: &str, message: String| UsageError(format!("{}: `{key}`: {message}", shown()));
     if saved.format != TRACE_FORMAT {
-        return Err(UsageError(format!(
-            "{}: `format`: {:?}; expected {TRACE_FORMAT:?}",
-            path.display(),
-            saved.format
-        )));
+        return Err(field(
+            "format",
+            format!(
+                "{:?}; expected {TRACE_FORMAT:?}",
+                shorten(&saved.format, 60)
+            ),
+        ));
     }
-    let root = saved
-        .file
-        .ancestors()
-        .find(|a| a.file_name().is_some_and(|n| n == "scenarios"))
-        .map(Path::to_path_buf)
-        .unwrap_or_default();
-    let scenario = Scenario::load(&saved.file, &root)?;
-    if !scenario
-        .expect
-        .iter()
-        .any(|(name, _)| *name == saved.property)
-    {
-        return Err(UsageError(format!(
-            "{}: `property`: {:?} is not a property of {}",
-            path.display(),
-            saved.property,
-            scenario.name
-        )));
+    let scenario_file = trace::resolve_stored_path(&saved.file, path).ok_or_else(|| {
+        field(
+            "file",
+            format!(
+                "{} is found neither beside the trace, nor in the current directory, nor above them",
+                quoted(&saved.file.display().to_string(), 200)
+            ),
+        )
+    })?;
+    let scenario = Scenario::load(&scenario_file, &scenarios_root(&scenario_file))?;
+    if saved.scenario != scenario.name {
+        return Err(field(
+            "scenario",
+            format!(
+                "{}, but {} is the scenario {}",
+                quoted(&saved.scenario, 100),
+                scenario_file.display(),
+                scenario.name
+            ),
+        ));
+    }
+    if !(saved.found_by.starts_with("check ") || saved.found_by.starts_with("simulate ")) {
+        return Err(field(
+            "found_by",
+            format!(
+                "{}; expected the command that found it (`check ...` or `simulate ...`)",
+                quoted(&saved.found_by, 100)
+            ),
+        ));
+    }
+    if saved.steps.len() != saved.actions.len() {
+        return Err(field(
+            "steps",
+            format!(
+                "{} steps for {} actions; expected one per action",
+                saved.steps.len(),
+                saved.actions.len()
+            ),
+        ));
+    }
+    let panicked = saved.property == trace::PANIC;
+    let always = if panicked {
+        None
+    } else {
+        let kind = recipes()
+            .into_iter()
+            .find(|info| info.name == scenario.subject.recipe)
+            .and_then(|info| {
+                info.properties
+                    .iter()
+                    .find(|(name, _)| *name == saved.property)
+                    .map(|(_, always)| *always)
+            });
+        let Some(always) = kind else {
+            return Err(field(
+                "property",
+                format!(
+                    "{} is not a property of {}",
+                    quoted(&saved.property, 100),
+                    scenario.name
+                ),
+            ));
+        };
+        Some(always)
+    };
+    let expected_verdict = match always {
+        None => "panicked",
+        Some(true) => "violated",
+        Some(false) => "reached",
+    };
+    if saved.verdict != expected_verdict {
+        let what = match always {
+            None => "a trace of a panic".to_string(),
+            Some(true) => format!("{} is an `always` property", saved.property),
+            Some(false) => format!("{} is a `sometimes` property", saved.property),
+        };
+        return Err(field(
+            "verdict",
+            format!(
+                "{}; {what}, so expected {expected_verdict:?}",
+                quoted(&saved.verdict, 60)
+            ),
+        ));
     }
     let result = scenario.with_world(Replay { saved: &saved });
-    match result {
-        ReplayResult::Reached { steps, changed } => {
-            for (index, now, then) in &changed {
-                outln!("note: step {index} now reads: {now}\n      it was saved as:  {then}");
-            }
+    for (index, now, then) in &result.changed {
+        outln!("note: step {index} now reads: {now}\n      it was saved as:  {then}");
+    }
+    let steps = saved.actions.len();
+    match result.stop {
+        None if panicked => {
+            outln!(
+                "replayed all {steps} steps of {}, but it no longer panics",
+                saved.scenario
+            );
+            Ok(ExitCode::from(1))
+        }
+        None if result.reached => {
             outln!(
                 "replayed {steps} steps of {}: {} is {} again",
                 saved.scenario,
@@ -552,22 +950,40 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
             );
             Ok(ExitCode::SUCCESS)
         }
-        ReplayResult::Diverged {
-            step,
-            action,
-            saved_text,
-        } => {
-            outln!(
-                "diverged at step {step}: {action} is not possible there any more (it was: {saved_text})"
-            );
-            Ok(ExitCode::from(1))
-        }
-        ReplayResult::NotReached { steps } => {
+        None => {
             outln!(
                 "replayed all {steps} steps of {}, but {} is no longer {}",
                 saved.scenario,
                 saved.property,
                 saved.verdict
+            );
+            Ok(ExitCode::from(1))
+        }
+        Some(Stop::Panicked { step, message, .. }) if panicked && step == steps => {
+            outln!(
+                "replayed {steps} steps of {}: the model panics again: {}",
+                saved.scenario,
+                shorten(&message, 500)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Stop::Panicked {
+            step,
+            action,
+            message,
+        }) => {
+            outln!(
+                "the model panicked at step {step} ({action:?}): {}",
+                shorten(&message, 500)
+            );
+            Ok(ExitCode::from(1))
+        }
+        Some(Stop::Diverged { step, action }) => {
+            let saved_text = saved.steps.get(step - 1).cloned().unwrap_or_default();
+            outln!(
+                "diverged at step {step}: {} is not possible there any more (it was: {})",
+                shorten(&format!("{action:?}"), 200),
+                shorten(&saved_text, 500)
             );
             Ok(ExitCode::from(1))
         }
@@ -578,68 +994,47 @@ struct Replay<'a> {
     saved: &'a TraceFile,
 }
 
-enum ReplayResult {
-    Reached {
-        steps: usize,
-        changed: Vec<(usize, String, String)>,
-    },
-    Diverged {
-        step: usize,
-        action: String,
-        saved_text: String,
-    },
-    NotReached {
-        steps: usize,
-    },
+/// Where a saved trace's replay ended.
+struct ReplayResult {
+    /// Steps whose words now differ from the saved ones: (number, now, then).
+    changed: Vec<(usize, String, String)>,
+    /// Why it stopped before the end, if it did.
+    stop: Option<Stop>,
+    /// Whether its last state is again a discovery for its property.
+    reached: bool,
 }
 
 impl WorldTask for Replay<'_> {
     type Output = ReplayResult;
     fn run<R: Recipe>(self, world: World<R>) -> ReplayResult {
-        let mut state = world.init_states().remove(0);
-        let mut changed = Vec::new();
-        let mut enabled = Vec::new();
-        for (index, action) in self.saved.actions.iter().enumerate() {
-            enabled.clear();
-            world.actions(&state, &mut enabled);
-            let saved_text = self.saved.steps.get(index).cloned().unwrap_or_default();
-            let next = enabled
-                .contains(action)
-                .then(|| world.step(&state, action))
-                .flatten();
-            let Some(next) = next else {
-                return ReplayResult::Diverged {
-                    step: index + 1,
-                    action: format!("{action:?}"),
-                    saved_text,
-                };
-            };
-            let now = trace::describe(&world, &state, action, &next);
-            if now != saved_text {
-                changed.push((index + 1, now, saved_text));
-            }
-            state = next;
-        }
-        let property = world
+        let replayed = trace::replay(&world, &self.saved.actions);
+        let changed = replayed
+            .steps
+            .iter()
+            .zip(&self.saved.steps)
+            .enumerate()
+            .filter(|(_, (now, then))| now.text != **then)
+            .map(|(index, (now, then))| (index + 1, now.text.clone(), then.clone()))
+            .collect();
+        let reached = world
             .properties()
             .into_iter()
             .find(|p| p.name == self.saved.property)
-            .expect("checked by the caller");
-        if trace::discovered(&world, &property, &state) {
-            ReplayResult::Reached {
-                steps: self.saved.actions.len(),
-                changed,
-            }
-        } else {
-            ReplayResult::NotReached {
-                steps: self.saved.actions.len(),
-            }
+            .is_some_and(|property| trace::discovered(&world, &property, &replayed.state));
+        ReplayResult {
+            changed,
+            stop: replayed.stop,
+            reached,
         }
     }
 }
 
 fn explore(path: &Path, port: u16) -> Result<ExitCode, UsageError> {
-    let scenario = load(&[path.to_path_buf()])?
+    let (scenarios, refused) = load(&[path.to_path_buf()])?;
+    if let Some(error) = refused.into_iter().next() {
+        return Err(UsageError(error.to_string()));
+    }
+    let scenario = scenarios
         .into_iter()
         .next()
         .expect("load answers at least one scenario");
@@ -691,11 +1086,17 @@ fn list(path: &Path) -> Result<ExitCode, UsageError> {
         kinds.join(", ")
     );
     if path.exists() {
-        let scenarios = load(&[path.to_path_buf()])?;
+        let (scenarios, refused) = load(&[path.to_path_buf()])?;
         outln!("scenarios under {} ({}):", path.display(), scenarios.len());
         for scenario in scenarios {
             let first_line = scenario.description.trim().lines().next().unwrap_or("");
             outln!("  {:<34} {first_line}", scenario.name);
+        }
+        for error in &refused {
+            eprintln!("zoocheck: {error}");
+        }
+        if !refused.is_empty() {
+            return Ok(ExitCode::from(2));
         }
     } else {
         outln!("scenarios: none ({} does not exist)", path.display());
@@ -703,34 +1104,65 @@ fn list(path: &Path) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The spinner on standard error while a scenario runs (on a terminal only).
+/// The spinner on standard error while a scenario runs, on a terminal.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
-fn spin(message: String) {
-    let mut bar = BAR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let bar = bar.get_or_insert_with(|| {
-        let bar = ProgressBar::new_spinner();
-        bar.set_style(ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"));
-        bar
-    });
-    bar.set_message(message);
-    bar.tick();
+/// Away from a terminal (a CI log), a line every [`PROGRESS_EVERY`] instead:
+/// the scenario running and when the last line was printed.
+static LINES: Mutex<(String, Option<Instant>)> = Mutex::new((String::new(), None));
+const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+fn set_progress_name(name: &str) {
+    let mut lines = LINES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    *lines = (name.to_string(), Some(Instant::now()));
 }
 
-fn show_progress(progress: &Progress) {
-    let seconds = progress.elapsed.as_secs_f64().max(1e-9);
-    spin(format!(
-        "{} states, {} unique, depth {}, {:.0} states/s",
-        progress.states,
-        progress.unique_states,
-        progress.max_depth,
-        progress.states as f64 / seconds
+/// Shows `message` as the spinner's, or as a line when one is due.
+fn progress(message: String) {
+    if std::io::stderr().is_terminal() {
+        let mut bar = BAR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let bar = bar.get_or_insert_with(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg}").expect("a valid template"),
+            );
+            bar
+        });
+        bar.set_message(message);
+        bar.tick();
+        return;
+    }
+    let mut lines = LINES
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (name, last) = &mut *lines;
+    if last.is_none_or(|last| last.elapsed() >= PROGRESS_EVERY) {
+        eprintln!("zoocheck: {name}: {message}");
+        *last = Some(Instant::now());
+    }
+}
+
+fn show_progress(progress_now: &Progress) {
+    let seconds = progress_now.elapsed.as_secs_f64().max(1e-9);
+    let memory = progress_now
+        .memory
+        .map(|bytes| format!(", {}", zoocheck::memory::human(bytes)))
+        .unwrap_or_default();
+    progress(format!(
+        "{} states, {} unique, deepest path {}, {:.0} states/s{memory}, {:.0} s",
+        progress_now.states,
+        progress_now.unique_states,
+        progress_now.max_depth,
+        progress_now.states as f64 / seconds,
+        seconds
     ));
 }
 
 fn show_walks(runs: u64, steps: u64, elapsed: Duration) {
     if runs % 100 == 0 {
-        spin(format!(
+        progress(format!(
             "{runs} walks, {steps} steps, {:.0} steps/s",
             steps as f64 / elapsed.as_secs_f64().max(1e-9)
         ));

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -54,7 +54,7 @@ use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::recipe::Recipe;
 use crate::store::{ChildOrder, StoreConfig};
 use crate::trace::{discovered, Trace};
-use crate::world::World;
+use crate::world::{panic_message, Control, World};
 
 /// Limits on what a scenario may ask, so that every question stays answerable
 /// by an exhaustive search on a laptop.
@@ -72,18 +72,89 @@ pub struct ScenarioError {
 
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // What the file says is echoed shortened and escaped: a megabyte key
+        // or a terminal escape code stays the file's problem.
+        let file = shorten(&self.file.display().to_string(), 200);
+        let message = shorten(&self.message, MESSAGE_LEN_MAX);
         if self.key.is_empty() {
-            write!(f, "{}: {}", self.file.display(), self.message)
+            write!(f, "{file}: {message}")
         } else {
-            write!(
-                f,
-                "{}: `{}`: {}",
-                self.file.display(),
-                self.key,
-                self.message
-            )
+            write!(f, "{file}: `{}`: {message}", shorten(&self.key, 80))
         }
     }
+}
+
+/// The longest error message shown whole.
+const MESSAGE_LEN_MAX: usize = 2000;
+
+/// The largest file zoocheck reads (a scenario, a trace).
+pub const FILE_LEN_MAX: u64 = 1 << 20;
+
+/// `text` as it may be shown to a person: control characters escaped (no
+/// terminal escape code passes through) and at most `max` characters, with
+/// how much was left out.
+pub fn shorten(text: &str, max: usize) -> String {
+    let mut out = String::new();
+    let mut shown = 0;
+    for (offset, c) in text.char_indices() {
+        if shown >= max {
+            let _ = write!(out, "... ({} more bytes)", text.len() - offset);
+            break;
+        }
+        if c.is_control() && c != '\n' {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+        shown += 1;
+    }
+    out
+}
+
+/// `text` quoted as Rust writes a string (control characters escaped), at
+/// most `max` characters of it, with how much was left out.
+pub fn quoted(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((offset, _)) => format!(
+            "{:?}... ({} more bytes)",
+            &text[..offset],
+            text.len() - offset
+        ),
+        None => format!("{text:?}"),
+    }
+}
+
+/// Reads a file zoocheck was given: only a regular file (a FIFO or a device
+/// would hang or never end), of at most [`FILE_LEN_MAX`] bytes, in UTF-8
+/// (else the line and byte offset of the first bad byte).
+pub fn read_text(file: &FsPath) -> Result<String, String> {
+    use std::io::Read as _;
+    let metadata = std::fs::metadata(file).map_err(|error| format!("cannot read: {error}"))?;
+    if !metadata.is_file() {
+        return Err("not a regular file; expected a file of text".into());
+    }
+    if metadata.len() > FILE_LEN_MAX {
+        return Err(format!(
+            "{} bytes; expected at most {FILE_LEN_MAX}",
+            metadata.len()
+        ));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .and_then(|opened| opened.take(FILE_LEN_MAX + 1).read_to_end(&mut bytes))
+        .map_err(|error| format!("cannot read: {error}"))?;
+    if bytes.len() as u64 > FILE_LEN_MAX {
+        return Err(format!("grew past {FILE_LEN_MAX} bytes while read"));
+    }
+    String::from_utf8(bytes).map_err(|error| {
+        let offset = error.utf8_error().valid_up_to();
+        let line = error.as_bytes()[..offset]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            + 1;
+        format!("not UTF-8: an invalid byte at line {line} (byte offset {offset})")
+    })
 }
 
 impl std::error::Error for ScenarioError {}
@@ -167,6 +238,26 @@ pub trait Catalogued: Recipe {
     fn check_scripts(_scripts: &[Vec<Self::Command>]) -> Result<(), String> {
         Ok(())
     }
+
+    /// Whether the world models these fault budgets soundly for the recipe,
+    /// so that a violation under them is the recipe's and not the harness's;
+    /// if not, the budget's key (`faults.restart`) and why it is refused.
+    /// A recipe refuses what it cannot be judged under rather than be misjudged.
+    fn check_faults(_budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+}
+
+/// [`Catalogued::check_faults`] for a recipe whose world cannot restart a
+/// process soundly, saying `why`.
+pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static str, String)> {
+    if budget.restart == 0 {
+        return Ok(());
+    }
+    Err((
+        "faults.restart",
+        format!("{} restarts, but {why}; expected 0", budget.restart),
+    ))
 }
 
 /// Something to do with one recipe type.
@@ -226,6 +317,8 @@ pub struct RecipeInfo {
     pub properties: Vec<(&'static str, bool)>,
     /// [`Catalogued::check_scripts`] on scripts of command names.
     pub check_scripts: fn(&[Vec<&'static str>]) -> Result<(), String>,
+    /// [`Catalogued::check_faults`].
+    pub check_faults: fn(&FaultBudget) -> Result<(), (&'static str, String)>,
 }
 
 struct Info;
@@ -242,6 +335,7 @@ impl RecipeTask for Info {
                 .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
                 .collect(),
             check_scripts: |scripts| R::check_scripts(&commands_of::<R>(scripts)),
+            check_faults: R::check_faults,
         }
     }
 }
@@ -274,10 +368,10 @@ impl Scenario {
     /// Reads and validates a scenario file. Its name is its path relative to
     /// `root` (the `scenarios/` directory) without the extension.
     pub fn load(file: &FsPath, root: &FsPath) -> Result<Scenario, ScenarioError> {
-        let text = std::fs::read_to_string(file).map_err(|error| ScenarioError {
+        let text = read_text(file).map_err(|message| ScenarioError {
             file: file.to_path_buf(),
             key: String::new(),
-            message: format!("cannot read: {error}"),
+            message,
         })?;
         let name = file
             .strip_prefix(root)
@@ -297,19 +391,15 @@ impl Scenario {
         };
         let raw: File = toml::from_str(text).map_err(|e| {
             // Serde's type names are for programmers; say what a person writes.
-            let message = e
-                .message()
-                .replace("expected u8", "expected a whole number from 0 to 255")
-                .replace("expected u32", "expected a whole number");
+            let message = e.message();
             match e.span() {
                 Some(span) => {
                     let line = text[..span.start].matches('\n').count() + 1;
-                    error(
-                        &key_at(text, span.start, &message),
-                        format!("{message} (line {line})"),
-                    )
+                    let key = key_at(text, span.start, message);
+                    let message = for_people(message, &key);
+                    error(&key, format!("{message} (line {line})"))
                 }
-                None => error("", message),
+                None => error("", for_people(message, "")),
             }
         })?;
         let info = recipes()
@@ -319,11 +409,7 @@ impl Scenario {
                 let known: Vec<&str> = recipes().iter().map(|info| info.name).collect();
                 error(
                     "recipe",
-                    format!(
-                        "unknown recipe {:?}; expected one of {}",
-                        raw.recipe,
-                        known.join(", ")
-                    ),
+                    format!("unknown recipe {}", expected_one_of(&raw.recipe, &known)),
                 )
             })?;
         if raw.clients == 0 || raw.clients > CLIENTS_MAX {
@@ -427,6 +513,7 @@ impl Scenario {
                 ),
             ));
         }
+        (info.check_faults)(&budget).map_err(|(key, message)| error(key, message))?;
         if faults.expire_anytime && budget.expire == 0 {
             return Err(error(
                 "faults.expire_anytime",
@@ -456,6 +543,24 @@ impl Scenario {
                 }
             };
         }
+        if let Some(unknown) = raw
+            .expect
+            .keys()
+            .find(|key| !info.properties.iter().any(|(p, _)| p == key))
+        {
+            let known: Vec<&str> = info.properties.iter().map(|(p, _)| *p).collect();
+            let hint = did_you_mean(unknown, &known)
+                .map(|near| format!("did you mean `{near}`? "))
+                .unwrap_or_default();
+            return Err(error(
+                &format!("expect.{unknown}"),
+                format!(
+                    "no such property of `{}`; {hint}expected one of {}",
+                    info.name,
+                    known.join(", ")
+                ),
+            ));
+        }
         let mut expect = Vec::new();
         for (property, always) in &info.properties {
             let key = format!("expect.{property}");
@@ -479,21 +584,6 @@ impl Scenario {
             };
             expect.push((*property, verdict));
         }
-        if let Some(unknown) = raw
-            .expect
-            .keys()
-            .find(|key| !info.properties.iter().any(|(p, _)| p == key))
-        {
-            let known: Vec<&str> = info.properties.iter().map(|(p, _)| *p).collect();
-            return Err(error(
-                &format!("expect.{unknown}"),
-                format!(
-                    "no such property of `{}`; expected one of {}",
-                    info.name,
-                    known.join(", ")
-                ),
-            ));
-        }
         Ok(Scenario {
             name: name.to_string(),
             file: file.to_path_buf(),
@@ -507,8 +597,15 @@ impl Scenario {
         })
     }
 
-    /// Every scenario file under `root`, sorted by name.
+    /// Every scenario file under `root`, sorted by name; the first bad one
+    /// is the error.
     pub fn load_all(root: &FsPath) -> Result<Vec<Scenario>, ScenarioError> {
+        Scenario::load_each(root)?.into_iter().collect()
+    }
+
+    /// Every scenario file under `root`, sorted by name, each loaded or
+    /// refused on its own: one bad file does not hide the others.
+    pub fn load_each(root: &FsPath) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
         let mut files = Vec::new();
         collect_toml(root, &mut files).map_err(|error| ScenarioError {
             file: root.to_path_buf(),
@@ -516,10 +613,10 @@ impl Scenario {
             message: format!("cannot list: {error}"),
         })?;
         files.sort();
-        files
+        Ok(files
             .iter()
             .map(|file| Scenario::load(file, root))
-            .collect()
+            .collect())
     }
 
     /// Checks the scenario exhaustively (breadth first by default, so
@@ -566,7 +663,7 @@ impl<T: WorldTask> RecipeTask for BuildWorld<'_, T> {
             expire_anytime: scenario.expire_anytime,
             store: scenario.store,
             properties: R::properties,
-            halt: None,
+            control: None,
         })
     }
 }
@@ -593,9 +690,12 @@ pub trait WorldTask {
 /// How to search.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    /// Depth first instead of breadth first (less memory; counterexamples are
-    /// not the shortest).
-    pub dfs: bool,
+    /// Breadth first instead of depth first. The verdicts and state counts
+    /// are the same; breadth first keeps every state of a level in memory
+    /// (about a kilobyte each) where depth first keeps a fingerprint, and
+    /// gains nothing from a second thread. Shortest counterexamples are found
+    /// by a search of their own either way.
+    pub bfs: bool,
     /// Checker threads; 0 or 1 is one thread (deterministic counts and traces).
     pub threads: usize,
     /// Stop exploring below this depth.
@@ -604,6 +704,9 @@ pub struct CheckOptions {
     pub max_states: Option<usize>,
     /// Stop after this long.
     pub timeout: Option<Duration>,
+    /// Stop once the process holds this many bytes (resident), before the
+    /// machine runs out: the search reports what it found so far.
+    pub max_memory: Option<u64>,
     /// Called about five times a second while the search runs.
     pub progress: Option<fn(&Progress)>,
 }
@@ -615,6 +718,64 @@ pub struct Progress {
     pub unique_states: usize,
     pub max_depth: usize,
     pub elapsed: Duration,
+    /// The process's resident memory, in bytes, where the system tells.
+    pub memory: Option<u64>,
+}
+
+/// The limit a search stopped at before it had seen every state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Depth,
+    States,
+    Time,
+    Memory,
+    /// A simulation walks some paths, never all of them.
+    Walks,
+}
+
+impl Limit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Depth => "depth",
+            Limit::States => "states",
+            Limit::Time => "time",
+            Limit::Memory => "memory",
+            Limit::Walks => "walks",
+        }
+    }
+
+    /// The limit in words, for the line under a table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limit::Depth => "the search stopped at its depth limit (--max-depth)",
+            Limit::States => "the search stopped at its state limit (--max-states)",
+            Limit::Time => "the search stopped at its time limit (--timeout)",
+            Limit::Memory => "the search stopped at its memory budget (--max-memory)",
+            Limit::Walks => "a simulation walks some paths, never all: it proves nothing",
+        }
+    }
+}
+
+/// A panic of the recipe, the store or the client library that a check or
+/// a simulation met: a bug in the model or in zoocheck, never a verdict.
+#[derive(Clone, Debug)]
+pub struct PanicReport {
+    pub message: String,
+    /// The actions that lead to it, the last one panicking; `None` if the
+    /// panic came from where no path can be rebuilt (a property's condition).
+    pub trace: Option<Trace>,
+    /// The seed of the walk that met it, in a simulation.
+    pub seed: Option<u64>,
+}
+
+/// Checks `world` as [`Scenario::check`] checks a scenario's: for a world
+/// built by hand (a test's recipe), with its expected verdicts.
+pub fn check_world<R: Recipe>(
+    world: World<R>,
+    options: &CheckOptions,
+    expect: &[(&'static str, Verdict)],
+) -> Outcome {
+    CheckTask { options, expect }.run(world)
 }
 
 struct CheckTask<'a> {
@@ -629,11 +790,11 @@ impl WorldTask for CheckTask<'_> {
         let options = self.options;
         let properties = world.properties();
         let started = Instant::now();
+        let control = Arc::new(Control::default());
         // Explore every state, even once every property has a discovery, so that
         // the state count is the size of the whole space and pins drift.
-        let halt = Arc::new(AtomicBool::new(false));
         let searched = World {
-            halt: Some(Arc::clone(&halt)),
+            control: Some(Arc::clone(&control)),
             ..world.clone()
         };
         let mut builder = searched
@@ -649,72 +810,168 @@ impl WorldTask for CheckTask<'_> {
         if let Some(timeout) = options.timeout {
             builder = builder.timeout(timeout);
         }
-        let checker: Box<dyn Checker<World<R>>> = if options.dfs {
-            Box::new(builder.spawn_dfs())
-        } else {
+        let checker: Box<dyn Checker<World<R>>> = if options.bfs {
             Box::new(builder.spawn_bfs())
+        } else {
+            Box::new(builder.spawn_dfs())
         };
+        let mut stopped = None;
         while !checker.is_done() {
+            let memory = crate::memory::resident_bytes();
             if let Some(report) = options.progress {
                 report(&Progress {
                     states: checker.state_count(),
                     unique_states: checker.unique_state_count(),
                     max_depth: checker.max_depth(),
                     elapsed: started.elapsed(),
+                    memory,
                 });
+            }
+            if stopped.is_none() {
+                if options
+                    .timeout
+                    .is_some_and(|timeout| started.elapsed() >= timeout)
+                {
+                    stopped = Some(Limit::Time);
+                } else if over_budget(options, memory) {
+                    stopped = Some(Limit::Memory);
+                }
+                if stopped.is_some() {
+                    control.halt.store(true, Ordering::Relaxed);
+                }
             }
             std::thread::sleep(
                 Duration::from_millis(200).min(started.elapsed() / 4 + Duration::from_millis(1)),
             );
-            if options
-                .timeout
-                .is_some_and(|timeout| started.elapsed() >= timeout)
-            {
-                halt.store(true, Ordering::Relaxed);
-            }
         }
         let mut checker = checker;
+        let mut thread_panic = None;
         for handle in checker.handles() {
-            handle.join().expect("a checker thread panicked");
+            if let Err(payload) = handle.join() {
+                thread_panic = Some(panic_message(payload.as_ref()));
+            }
         }
         // Paths are rebuilt through the model: let it act again.
-        halt.store(false, Ordering::Relaxed);
-        let elapsed = started.elapsed();
-        let complete = options
-            .max_depth
-            .is_none_or(|depth| checker.max_depth() < depth)
-            && options
-                .max_states
-                .is_none_or(|states| checker.state_count() < states)
-            && options.timeout.is_none_or(|timeout| elapsed < timeout);
+        control.halt.store(false, Ordering::Relaxed);
+        let kept_panic = control
+            .panic
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take();
+        let stopped = if kept_panic.is_some() || thread_panic.is_some() {
+            None
+        } else {
+            stopped
+                .or_else(|| {
+                    options
+                        .max_states
+                        .filter(|&states| checker.state_count() >= states)
+                        .map(|_| Limit::States)
+                })
+                .or_else(|| {
+                    options
+                        .max_depth
+                        .filter(|&depth| checker.max_depth() >= depth)
+                        .map(|_| Limit::Depth)
+                })
+                .or_else(|| {
+                    options
+                        .timeout
+                        .filter(|&timeout| started.elapsed() >= timeout)
+                        .map(|_| Limit::Time)
+                })
+        };
+        let panicked = kept_panic.is_some() || thread_panic.is_some();
+        // The searches for shortest paths keep the same budget.
+        let mut go_on = |_: usize| {
+            options
+                .timeout
+                .is_none_or(|timeout| started.elapsed() < timeout)
+                && !over_budget(options, crate::memory::resident_bytes())
+        };
+        let panic = match (kept_panic, thread_panic) {
+            (Some(kept), _) => {
+                let path = world
+                    .shortest_path_within(|state| *state == kept.state, &mut go_on)
+                    .ok()
+                    .flatten();
+                let trace = path.map(|mut actions| {
+                    actions.extend(kept.action.clone());
+                    Trace::of_panic(&world, &actions)
+                });
+                Some(PanicReport {
+                    message: kept.message,
+                    trace,
+                    seed: None,
+                })
+            }
+            (None, Some(message)) => Some(PanicReport {
+                message,
+                trace: None,
+                seed: None,
+            }),
+            (None, None) => None,
+        };
         let discoveries = checker.discoveries();
         let outcomes = properties
             .iter()
             .map(|property| {
                 let trace = discoveries.get(property.name).map(|path| {
-                    // Breadth first: search again for the shortest (stateright
-                    // keeps the last discovery it met). Depth first: its path.
-                    let actions = if options.dfs {
-                        path.clone().into_actions()
-                    } else {
-                        world
-                            .shortest_path(|state| discovered(&world, property, state))
-                            .expect("the checker found a discovery, so a shortest path exists")
-                    };
-                    Trace::replay(&world, property, &actions)
+                    let found = path.clone().into_actions();
+                    if property.expectation == Expectation::Sometimes {
+                        // An example: its path is enough.
+                        return Trace::replay(&world, property, &found);
+                    }
+                    // A counterexample: search again for the shortest, breadth
+                    // first and only as deep as it is. If that search runs out
+                    // of time or memory, the path found is the one shown.
+                    match world.shortest_path_within(
+                        |state| discovered(&world, property, state),
+                        &mut go_on,
+                    ) {
+                        Ok(Some(shortest)) => Trace {
+                            shortest: true,
+                            ..Trace::replay(&world, property, &shortest)
+                        },
+                        _ => Trace::replay(&world, property, &found),
+                    }
                 });
-                PropertyOutcome::judge(property, self.expect, trace, None)
+                let complete = stopped.is_none() && !panicked;
+                PropertyOutcome::judge(property, self.expect, trace, None, complete)
             })
             .collect();
         Outcome {
             unique_states: checker.unique_state_count(),
             states: checker.state_count(),
             max_depth: checker.max_depth(),
-            elapsed,
-            complete,
+            elapsed: started.elapsed(),
+            stopped,
             properties: outcomes,
+            panic,
         }
     }
+}
+
+/// Whether the process holds more memory than the search may.
+fn over_budget(options: &CheckOptions, memory: Option<u64>) -> bool {
+    matches!((options.max_memory, memory), (Some(budget), Some(memory)) if memory > budget)
+}
+
+/// A TOML error's message in the words a person writes: the range the key
+/// takes, where serde names a Rust type.
+fn for_people(message: &str, key: &str) -> String {
+    let whole_number = if key.starts_with("faults.") {
+        format!("a whole number from 0 to {FAULT_BUDGET_MAX}")
+    } else if key == "clients" {
+        format!("a whole number from 1 to {CLIENTS_MAX}")
+    } else if key == "store.sequence_bits" {
+        "a whole number from 2 to 32".to_string()
+    } else {
+        "a whole number".to_string()
+    };
+    message
+        .replace("expected u8", &format!("expected {whole_number}"))
+        .replace("expected u32", &format!("expected {whole_number}"))
 }
 
 /// The dotted key a TOML error at `offset` is about: the key on that line,
@@ -776,7 +1033,46 @@ fn known(names: &[&'static str], name: &str) -> Option<&'static str> {
 }
 
 fn expected_one_of(found: &str, allowed: &[&str]) -> String {
-    format!("{found:?}; expected one of {}", allowed.join(", "))
+    let hint = did_you_mean(found, allowed)
+        .map(|near| format!("did you mean {near:?}? "))
+        .unwrap_or_default();
+    format!(
+        "{}; {hint}expected one of {}",
+        quoted(found, 60),
+        allowed.join(", ")
+    )
+}
+
+/// The name in `known` nearest to `found`, if it is near enough to be a slip
+/// (an edit distance of at most a third of its length, and at least 1).
+pub fn did_you_mean<'a>(found: &str, known: &[&'a str]) -> Option<&'a str> {
+    if found.len() > 100 {
+        return None;
+    }
+    known
+        .iter()
+        .map(|name| (edit_distance(found, name), *name))
+        .filter(|(distance, name)| *distance <= (name.len() / 3).max(1))
+        .min()
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn collect_toml(dir: &FsPath, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -801,21 +1097,39 @@ pub struct PropertyOutcome {
     pub name: &'static str,
     pub expected: Verdict,
     pub actual: Verdict,
+    /// Whether `actual` is proven: a discovery always is (its trace shows
+    /// it); its absence only when the search saw every state.
+    pub proven: bool,
     /// The counterexample (for a violated `always`) or example (for a reached
-    /// `sometimes`): the shortest, when the search was breadth first.
+    /// `sometimes`): for a counterexample of a check, the shortest unless its
+    /// search stopped at a limit ([`Trace::shortest`]).
     pub trace: Option<Trace>,
     /// The seed of the random walk that found it, in a simulation.
     pub seed: Option<u64>,
 }
 
+/// How a property's verdict stands against its expectation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// As expected, and proven.
+    Met,
+    /// Proven otherwise than expected.
+    NotMet,
+    /// No discovery in the part of the space searched, which proves nothing
+    /// (a search stopped at a limit; a simulation).
+    Unproven,
+}
+
 impl PropertyOutcome {
     /// The verdict on `property` given its discovery (`trace`, if any was
-    /// found), beside the one `expect` asks for.
+    /// found) in a search that saw every state or not (`complete`), beside
+    /// the one `expect` asks for.
     pub fn judge<M: Model>(
         property: &stateright::Property<M>,
         expect: &[(&'static str, Verdict)],
         trace: Option<Trace>,
         seed: Option<u64>,
+        complete: bool,
     ) -> PropertyOutcome {
         let always = !matches!(property.expectation, Expectation::Sometimes);
         let actual = match (always, trace.is_some()) {
@@ -832,13 +1146,29 @@ impl PropertyOutcome {
             name: property.name,
             expected,
             actual,
+            proven: complete || trace.is_some(),
             trace,
             seed,
         }
     }
 
+    /// Whether the verdict is the one expected (proven or not).
     pub fn as_expected(&self) -> bool {
         self.expected == self.actual
+    }
+
+    pub fn judgement(&self) -> Judgement {
+        match (self.proven, self.as_expected()) {
+            (false, _) => Judgement::Unproven,
+            (true, true) => Judgement::Met,
+            (true, false) => Judgement::NotMet,
+        }
+    }
+
+    /// The verdict as a table shows it: `holds?` where unproven.
+    pub fn shown(&self) -> String {
+        let mark = if self.proven { "" } else { "?" };
+        format!("{}{mark}", self.actual.name())
     }
 }
 
@@ -847,17 +1177,40 @@ impl PropertyOutcome {
 pub struct Outcome {
     pub unique_states: usize,
     pub states: usize,
+    /// The deepest path the search explored, in steps (not a
+    /// counterexample's length: see each trace).
     pub max_depth: usize,
+    /// The whole time, shortest-counterexample searches included.
     pub elapsed: Duration,
-    /// Whether the search covered every state (no depth, state or time limit
-    /// cut it short): only then does "holds" mean proven.
-    pub complete: bool,
+    /// The limit the search stopped at, if it did not see every state: then
+    /// an absent discovery proves nothing. Always set for a simulation.
+    pub stopped: Option<Limit>,
     pub properties: Vec<PropertyOutcome>,
+    /// A panic the search met (it stopped there).
+    pub panic: Option<PanicReport>,
 }
 
 impl Outcome {
+    /// Whether every property's verdict is the one expected, proven or not.
     pub fn as_expected(&self) -> bool {
-        self.properties.iter().all(PropertyOutcome::as_expected)
+        self.panic.is_none() && self.properties.iter().all(PropertyOutcome::as_expected)
+    }
+
+    /// Whether the search saw every state: only then does "holds" mean proven.
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none() && self.panic.is_none()
+    }
+
+    /// The worst judgement of any property (a panic is not met).
+    pub fn judgement(&self) -> Judgement {
+        let judgements = self.properties.iter().map(PropertyOutcome::judgement);
+        if self.panic.is_some() || judgements.clone().any(|j| j == Judgement::NotMet) {
+            Judgement::NotMet
+        } else if judgements.clone().any(|j| j == Judgement::Unproven) {
+            Judgement::Unproven
+        } else {
+            Judgement::Met
+        }
     }
 }
 
@@ -907,9 +1260,12 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     let _ = writeln!(out, "faults: {faults}");
     let _ = writeln!(
         out,
-        "states: {} unique, {} visited, max depth {}",
+        "states: {} unique, {} visited, deepest path {}",
         outcome.unique_states, outcome.states, outcome.max_depth
     );
+    if let Some(limit) = outcome.stopped {
+        let _ = writeln!(out, "INCOMPLETE: {}", limit.describe());
+    }
     let _ = writeln!(out);
     for property in &outcome.properties {
         let mark = if property.as_expected() {
@@ -922,16 +1278,27 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
             "{:<24} expected {:<10} actual {:<10} {mark}",
             property.name,
             property.expected.name(),
-            property.actual.name()
+            property.shown()
         );
+    }
+    if let Some(panic) = &outcome.panic {
+        let _ = writeln!(out, "\nTHE MODEL PANICKED: {}", panic.message);
+        if let Some(trace) = &panic.trace {
+            let _ = write!(out, "{trace}");
+        }
     }
     for property in &outcome.properties {
         if let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) {
             let _ = writeln!(
                 out,
-                "\ncounterexample to {} ({} steps{}):",
+                "\ncounterexample to {} ({} steps{}{}):",
                 property.name,
                 trace.steps.len(),
+                if trace.shortest {
+                    ""
+                } else {
+                    ", not known to be the shortest"
+                },
                 if trace.replays {
                     ""
                 } else {

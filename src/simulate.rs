@@ -17,9 +17,9 @@ use rand_chacha::ChaCha8Rng;
 use stateright::Model;
 
 use crate::recipe::Recipe;
-use crate::scenario::{Outcome, PropertyOutcome, Verdict, WorldTask};
+use crate::scenario::{Limit, Outcome, PanicReport, PropertyOutcome, Verdict, WorldTask};
 use crate::trace::{self, Trace};
-use crate::world::{Action, World};
+use crate::world::{Action, Refusal, World};
 
 /// How to simulate.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,6 +39,8 @@ pub struct Walk {
     /// Each property the walk found (an `always` violated, a `sometimes`
     /// reached), with how many of its actions it took to get there.
     pub found: Vec<(&'static str, usize)>,
+    /// The message of the panic its last action caused, if it did.
+    pub panicked: Option<String>,
 }
 
 impl Walk {
@@ -64,6 +66,7 @@ pub fn walk<R: Recipe>(world: &World<R>, seed: u64, max_depth: usize) -> Walk {
         seed,
         actions: Vec::new(),
         found: Vec::new(),
+        panicked: None,
     };
     let mut enabled = Vec::new();
     loop {
@@ -76,7 +79,10 @@ pub fn walk<R: Recipe>(world: &World<R>, seed: u64, max_depth: usize) -> Walk {
             return walk;
         }
         enabled.clear();
-        world.actions(&state, &mut enabled);
+        if let Err(message) = world.enabled_caught(&state, &mut enabled) {
+            walk.panicked = Some(message);
+            return walk;
+        }
         let (faults, progress): (Vec<&Action>, Vec<&Action>) =
             enabled.iter().partition(|action| !action.is_progress());
         let pool = if faults.is_empty()
@@ -90,10 +96,16 @@ pub fn walk<R: Recipe>(world: &World<R>, seed: u64, max_depth: usize) -> Walk {
             return walk;
         }
         let action = pool[(rng.next_u64() % pool.len() as u64) as usize].clone();
-        state = world
-            .step(&state, &action)
-            .expect("an enabled action applies");
+        let next = world.step_caught(&state, &action);
         walk.actions.push(action);
+        match next {
+            Ok(next) => state = next,
+            Err(Refusal::Panicked(message)) => {
+                walk.panicked = Some(message);
+                return walk;
+            }
+            Err(Refusal::NotEnabled) => unreachable!("an enabled action applies"),
+        }
     }
 }
 
@@ -114,6 +126,7 @@ impl WorldTask for SimulateTask<'_> {
         let mut first: Vec<Option<Walk>> = vec![None; properties.len()];
         let mut steps = 0u64;
         let mut deepest = 0;
+        let mut panic = None;
         for run in 0..self.options.runs {
             let walk = walk(
                 &world,
@@ -121,6 +134,13 @@ impl WorldTask for SimulateTask<'_> {
                 self.options.max_depth,
             );
             steps += walk.actions.len() as u64;
+            if let (None, Some(message)) = (&panic, &walk.panicked) {
+                panic = Some(PanicReport {
+                    message: message.clone(),
+                    trace: Some(Trace::of_panic(&world, &walk.actions)),
+                    seed: Some(walk.seed),
+                });
+            }
             deepest = deepest.max(walk.actions.len());
             for (index, property) in properties.iter().enumerate() {
                 if first[index].is_none() && walk.found(property.name).is_some() {
@@ -141,7 +161,8 @@ impl WorldTask for SimulateTask<'_> {
                     let steps = walk.found(property.name).expect("the walk found it");
                     Trace::replay(&world, property, &walk.actions[..steps])
                 });
-                PropertyOutcome::judge(property, self.expect, trace, walk.map(|walk| walk.seed))
+                let seed = walk.map(|walk| walk.seed);
+                PropertyOutcome::judge(property, self.expect, trace, seed, false)
             })
             .collect();
         Outcome {
@@ -149,8 +170,10 @@ impl WorldTask for SimulateTask<'_> {
             states: steps as usize,
             max_depth: deepest,
             elapsed: started.elapsed(),
-            complete: false,
+            // A simulation sees some paths, never all.
+            stopped: Some(Limit::Walks),
             properties: outcomes,
+            panic,
         }
     }
 }

@@ -15,9 +15,9 @@ use stateright::{Expectation, Model, Property};
 
 use crate::client::{Request, ServerMessage, Xid};
 use crate::faults::Fault;
-use crate::recipe::{Incarnation, Item, Recipe};
+use crate::recipe::{ClientId, Incarnation, Item, Observation, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
-use crate::world::{Action, Status, World, WorldState};
+use crate::world::{Action, Refusal, Status, World, WorldState};
 
 /// One step of a trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -38,6 +38,9 @@ pub struct Trace {
     /// Whether replaying the actions from the initial state reaches a state
     /// where the property again has the same verdict.
     pub replays: bool,
+    /// Whether it is known to be a shortest path to such a state (a check's
+    /// counterexample is, unless its search stopped at a limit).
+    pub shortest: bool,
     /// How the last state stands, when nothing but a fault can happen there:
     /// who waits forever, which nodes are orphans.
     pub end: Option<String>,
@@ -51,27 +54,114 @@ impl Trace {
         property: &Property<World<R>>,
         actions: &[Action],
     ) -> Trace {
-        let mut state = world.init_states().remove(0);
-        let mut steps = Vec::with_capacity(actions.len());
-        let mut replays = true;
-        for action in actions {
-            let Some(next) = world.step(&state, action) else {
-                replays = false;
-                break;
-            };
-            steps.push(Step {
-                action: format!("{action:?}"),
-                text: describe(world, &state, action, &next),
-            });
-            state = next;
-        }
+        let replayed = replay(world, actions);
         Trace {
             property: property.name,
-            steps,
+            replays: replayed.stop.is_none() && discovered(world, property, &replayed.state),
+            end: world
+                .is_quiescent(&replayed.state)
+                .then(|| stuck(world, &replayed.state)),
+            steps: replayed.steps,
             actions: actions.to_vec(),
-            replays: replays && discovered(world, property, &state),
-            end: world.is_quiescent(&state).then(|| stuck(world, &state)),
+            shortest: false,
         }
+    }
+
+    /// Replays `actions`, whose last one makes the world panic: the trace of
+    /// a panic, which replays if that is where it panics again.
+    pub fn of_panic<R: Recipe>(world: &World<R>, actions: &[Action]) -> Trace {
+        let replayed = replay(world, actions);
+        let replays = matches!(
+            replayed.stop,
+            Some(Stop::Panicked { step, .. }) if step == actions.len()
+        );
+        Trace {
+            property: PANIC,
+            steps: replayed.steps,
+            actions: actions.to_vec(),
+            replays,
+            shortest: false,
+            end: None,
+        }
+    }
+}
+
+/// The name a trace of a panic gives in place of a property's.
+pub const PANIC: &str = "(panic)";
+
+impl Trace {
+    /// What a trace file of this trace is named after: its property, or
+    /// `panic`.
+    pub fn property_file_name(&self) -> &'static str {
+        if self.property == PANIC {
+            "panic"
+        } else {
+            self.property
+        }
+    }
+}
+
+/// Where replaying a list of actions from the initial state ended.
+#[derive(Clone, Debug)]
+pub struct Replayed<S> {
+    /// Each step taken, in words.
+    pub steps: Vec<Step>,
+    /// The state after the last step taken.
+    pub state: WorldState<S>,
+    /// Why it stopped before the last action, if it did.
+    pub stop: Option<Stop>,
+}
+
+/// Why a replay stopped before the end of its actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Action number `step` (from 1) is not enabled where the replay got to.
+    Diverged { step: usize, action: Action },
+    /// Taking action number `step` made the world panic.
+    Panicked {
+        step: usize,
+        action: Action,
+        message: String,
+    },
+}
+
+/// Replays `actions` from the initial state, each only if it is enabled
+/// ([`World::try_step`]): the one replay that traces, the command line and
+/// simulations share. Nothing in `actions` can make it panic.
+pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::State> {
+    let mut state = world.init_states().remove(0);
+    let mut steps = Vec::with_capacity(actions.len());
+    for (index, action) in actions.iter().enumerate() {
+        let step = index + 1;
+        let (next, observed) = match world.try_step_observed(&state, action) {
+            Ok(next) => next,
+            Err(refusal) => {
+                let action = action.clone();
+                let stop = match refusal {
+                    Refusal::NotEnabled => Stop::Diverged { step, action },
+                    Refusal::Panicked(message) => Stop::Panicked {
+                        step,
+                        action,
+                        message,
+                    },
+                };
+                return Replayed {
+                    steps,
+                    state,
+                    stop: Some(stop),
+                };
+            }
+        };
+        steps.push(Step {
+            action: format!("{action:?}"),
+            text: describe_observed(world, &state, action, &next, &observed),
+        });
+        state = next;
+    }
+    Replayed {
+        steps,
+        state,
+        stop: None,
     }
 }
 
@@ -204,6 +294,7 @@ fn reaction<S: PartialEq + fmt::Debug>(
     before: &WorldState<S>,
     after: &WorldState<S>,
     c: usize,
+    observed: &[(ClientId, Observation)],
 ) -> String {
     let mut out = String::new();
     let requests: Vec<String> = sent(before, after, c)
@@ -244,19 +335,29 @@ fn reaction<S: PartialEq + fmt::Debug>(
             out.push_str(" AFTER A NEWER HOLDER'S");
         }
     }
-    out.push_str(&ledger(before, after, c));
+    out.push_str(&ledger(before, after, c, observed));
     out
 }
 
-/// What client `c` did to the queue and the transaction in this step.
-fn ledger<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> String {
+/// What client `c` did to the queue and the transaction in this step, from
+/// what it observed (an item it takes a second time changes no set of items).
+fn ledger<S>(
+    before: &WorldState<S>,
+    after: &WorldState<S>,
+    c: usize,
+    observed: &[(ClientId, Observation)],
+) -> String {
     let mut out = String::new();
     let (was, is) = (&before.history.queue, &after.history.queue);
-    for item in items(is.consumed_by[c] & !was.consumed_by[c]) {
-        let _ = write!(out, "; TAKES ITEM {item}");
-    }
-    if is.consumed_twice && !was.consumed_twice {
-        out.push_str(" A SECOND TIME");
+    let mut consumed = was.consumed;
+    for (_, observation) in observed.iter().filter(|(client, _)| *client == c) {
+        if let Observation::Consumed { item } = observation {
+            let _ = write!(out, "; TAKES ITEM {item}");
+            if consumed & item.bit() != 0 {
+                out.push_str(" A SECOND TIME");
+            }
+            consumed |= item.bit();
+        }
     }
     if is.reordered && !was.reordered {
         out.push_str(" AFTER A LATER ITEM OF ITS PRODUCER");
@@ -328,6 +429,24 @@ pub fn describe<R: Recipe>(
     action: &Action,
     after: &WorldState<R::State>,
 ) -> String {
+    let observed = world
+        .try_step_observed(before, action)
+        .map(|(_, observed)| observed)
+        .unwrap_or_default();
+    describe_observed(world, before, action, after, &observed)
+}
+
+/// One step in words, given what the recipes observed in it.
+fn describe_observed<R: Recipe>(
+    world: &World<R>,
+    before: &WorldState<R::State>,
+    action: &Action,
+    after: &WorldState<R::State>,
+    observed: &[(ClientId, Observation)],
+) -> String {
+    let reaction = |before: &WorldState<R::State>, after: &WorldState<R::State>, c: usize| {
+        reaction(before, after, c, observed)
+    };
     match *action {
         Action::Invoke(c) => {
             let command = &world.scripts[c][usize::from(before.processes[c].commands_given)];
@@ -430,6 +549,44 @@ pub struct TraceFile {
 
 pub const TRACE_FORMAT: &str = "zoocheck-trace/1";
 
+/// How a trace names its scenario file so that it replays from anywhere in
+/// the project: from the project's directory (the one holding `scenarios/`),
+/// as `scenarios/lock/guid_2_clients.toml`. A file outside any `scenarios`
+/// directory is named by its absolute path.
+pub fn stored_path(file: &std::path::Path) -> PathBuf {
+    let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
+    absolute
+        .ancestors()
+        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+        .and_then(|scenarios| scenarios.parent())
+        .and_then(|project| absolute.strip_prefix(project).ok())
+        .map(std::path::Path::to_path_buf)
+        .unwrap_or(absolute)
+}
+
+/// The scenario file a trace at `trace` names ([`stored_path`]): looked for
+/// from the trace's directory and each above it, then from the current
+/// directory and each above it.
+pub fn resolve_stored_path(stored: &std::path::Path, trace: &std::path::Path) -> Option<PathBuf> {
+    if stored.is_absolute() {
+        return stored.is_file().then(|| stored.to_path_buf());
+    }
+    let trace_dir = std::fs::canonicalize(trace)
+        .ok()
+        .and_then(|trace| trace.parent().map(std::path::Path::to_path_buf));
+    let current = std::env::current_dir().ok();
+    [trace_dir, current]
+        .into_iter()
+        .flatten()
+        .flat_map(|start| {
+            start
+                .ancestors()
+                .map(|ancestor| ancestor.join(stored))
+                .collect::<Vec<_>>()
+        })
+        .find(|candidate| candidate.is_file())
+}
+
 impl TraceFile {
     pub fn new(
         scenario: &str,
@@ -461,7 +618,7 @@ pub fn mermaid<R: Recipe>(world: &World<R>, actions: &[Action]) -> String {
     out.push_str("    participant store\n");
     let mut state = world.init_states().remove(0);
     for action in actions {
-        let Some(next) = world.step(&state, action) else {
+        let Ok(next) = world.try_step(&state, action) else {
             break;
         };
         mermaid_step(&mut out, world, &state, action, &next);

@@ -23,22 +23,24 @@
 //! Everything is deterministic: the same actions from the same state give the
 //! same state.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::ControlFlow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
-use crate::client::{ConnState, Delivery};
+use crate::client::{ConnState, Delivery, ServerMessage};
 use crate::faults::{Fault, FaultBudget};
 use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Item, Observation, Recipe, Role, Token,
 };
-use crate::store::{CreateMode, Notification, Op, SessionId, StoreConfig};
+use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
 
 /// Whether a client's process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -65,21 +67,28 @@ pub struct Process<S> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Tenure {
     pub index: u8,
+    /// What the recipe calls its token: its node's sequence number.
     pub token: Token,
     pub role: Role,
+    /// When ZooKeeper granted it: its node's place in the directory's create
+    /// order ([`Store::creation_order`](crate::store::Store::creation_order)),
+    /// the order of the nodes' czxids. Nodes are granted in the order they
+    /// were created; unlike the sequence number, signed and wrapping at
+    /// `[store] sequence_bits`, this order never wraps.
+    pub grant: u64,
 }
 
 /// The protected resource the lock guards. It accepts writes; a fenced one
 /// refuses a sequencer older than the highest it has seen.
 ///
-/// Holders are ordered by their tokens, the order in which ZooKeeper granted
-/// them (the sequence numbers of their nodes), not by when each came to
-/// believe it holds: a client acting on a stale listing may believe later
-/// than a holder granted after it.
+/// Holders are ordered by when ZooKeeper granted them ([`Tenure::grant`], the
+/// czxid of their nodes), not by when each came to believe it holds (a client
+/// acting on a stale listing may believe later than a holder granted after
+/// it), nor by their sequence numbers, which wrap.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Resource {
-    /// The token of the newest holder whose write it accepted.
-    pub newest: Option<Token>,
+    /// The grant of the newest holder whose write it accepted.
+    pub newest: Option<u64>,
     /// The highest sequencer it was handed.
     pub highest_sequencer: Option<Token>,
     /// It accepted a write from a holder granted before one whose write it
@@ -98,10 +107,10 @@ impl Resource {
             }
             self.highest_sequencer = Some(sequencer);
         }
-        if self.newest.is_some_and(|newest| tenure.token < newest) {
+        if self.newest.is_some_and(|newest| tenure.grant < newest) {
             self.interleaved = true;
         }
-        self.newest = self.newest.max(Some(tenure.token));
+        self.newest = self.newest.max(Some(tenure.grant));
     }
 }
 
@@ -167,6 +176,15 @@ pub struct History {
     /// The tenure each client believes it holds (the lock, a read or write
     /// lock, the leadership).
     pub holding: Vec<Option<Tenure>>,
+    /// The sequential node each client's process last had the server create
+    /// in the recipe's directory, with its place in the create order
+    /// ([`Tenure::grant`]): the grant of the tenure the process may come to
+    /// believe in by that node, kept here because the node may be gone
+    /// (expired) by the time it does. It is kept exactly as long as the
+    /// process can still act on that node ([`World::forget_nodes`]), and
+    /// until the counter wraps the place is the name's sequence number: it
+    /// tells no two states apart that the rest of the state does not.
+    pub nodes: Vec<Option<(Path, u64)>>,
     /// Tenures begun so far.
     pub acquisitions: u8,
     pub resource: Resource,
@@ -187,6 +205,7 @@ impl History {
     fn new(clients: usize) -> History {
         History {
             holding: vec![None; clients],
+            nodes: vec![None; clients],
             acquisitions: 0,
             resource: Resource::default(),
             herd: false,
@@ -245,6 +264,68 @@ impl Action {
     }
 }
 
+/// How a search that runs the world from outside steers it, and what the
+/// world tells it back.
+#[derive(Debug)]
+pub struct Control<S> {
+    /// While this flag is up the world enables no action, so a search drains
+    /// what it has queued and stops: how a checker's time and memory limits
+    /// are kept, whatever its threads (stateright 0.31 honours its own timeout
+    /// only when a worker asks for more work, which a lone worker never does).
+    /// The one who raises it lowers it again before rebuilding paths.
+    pub halt: AtomicBool,
+    /// The first panic of the recipe, the store or the client library during
+    /// the search; the world raises `halt` when it keeps one.
+    pub panic: Mutex<Option<Panic<S>>>,
+}
+
+impl<S> Default for Control<S> {
+    fn default() -> Self {
+        Control {
+            halt: AtomicBool::new(false),
+            panic: Mutex::new(None),
+        }
+    }
+}
+
+/// A panic inside the world: the state it happened in, the action being
+/// taken (none if listing the enabled actions panicked) and its message.
+#[derive(Clone, Debug)]
+pub struct Panic<S> {
+    pub state: WorldState<S>,
+    pub action: Option<Action>,
+    pub message: String,
+}
+
+/// Why an action could not be taken from a state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It is not among the actions enabled there.
+    NotEnabled,
+    /// The recipe, the store or the client library panicked.
+    Panicked(String),
+}
+
+thread_local! {
+    /// The observations of the step [`World::try_step_observed`] is taking on
+    /// this thread; `None` the rest of the time, when nobody listens.
+    static OBSERVED: RefCell<Option<Vec<(ClientId, Observation)>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f`, turning a panic into its message.
+fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
+}
+
+/// A panic's message, from its payload.
+pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|text| text.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_string())
+}
+
 /// The model: a recipe, what each client's application does, and the faults
 /// allowed.
 #[derive(Clone, Debug)]
@@ -259,13 +340,9 @@ pub struct World<R: Recipe> {
     pub expire_anytime: bool,
     pub store: StoreConfig,
     pub properties: fn() -> Vec<Property<World<R>>>,
-    /// While this flag is up the world enables no action, so a search drains
-    /// what it has queued and stops: how a checker's time limit is kept,
-    /// whatever its threads (stateright 0.31 honours its own timeout only when
-    /// a worker asks for more work, which a lone worker never does). The one
-    /// who raises it lowers it again before rebuilding paths. The recipe, the
-    /// store and the client library never see it.
-    pub halt: Option<Arc<AtomicBool>>,
+    /// The search running this world, if it steers it ([`Control`]). The
+    /// recipe, the store and the client library never see it.
+    pub control: Option<Arc<Control<R::State>>>,
 }
 
 impl<R: Recipe> World<R> {
@@ -329,6 +406,11 @@ impl<R: Recipe> World<R> {
         client: ClientId,
         observation: Observation,
     ) {
+        OBSERVED.with(|observed| {
+            if let Some(observed) = observed.borrow_mut().as_mut() {
+                observed.push((client, observation.clone()));
+            }
+        });
         let history = &mut state.history;
         match observation {
             Observation::Acquired { token, role } => {
@@ -337,6 +419,10 @@ impl<R: Recipe> World<R> {
                     index: history.acquisitions,
                     token,
                     role,
+                    grant: history.nodes[client]
+                        .as_ref()
+                        .expect("a client holds by a node the server created for it")
+                        .1,
                 });
             }
             Observation::Released | Observation::Suspended | Observation::Lost => {
@@ -372,6 +458,13 @@ impl<R: Recipe> World<R> {
         for one in served {
             if let Some(observation) = self.recipe.served(&one.op, &one.result) {
                 self.observe(state, client, observation);
+            }
+            if let Ok(Response::Created { path, .. }) = &one.result {
+                if path.is_child_of(self.recipe.directory()) {
+                    if let Some(order) = state.net.store.creation_order(path) {
+                        state.history.nodes[client] = Some((path.clone(), order));
+                    }
+                }
             }
         }
         self.wake(state, served.iter().flat_map(|one| &one.notifications));
@@ -434,6 +527,40 @@ impl<R: Recipe> World<R> {
         }
     }
 
+    /// Forgets each client's node ([`History::nodes`]) once the process can
+    /// no longer come to hold by it: the node is gone from the server, the
+    /// recipe does not claim it, and no reply on its way to the client names
+    /// it (a create's, or a listing of the directory).
+    fn forget_nodes(&self, state: &mut WorldState<R::State>) {
+        for client in 0..self.clients() {
+            let Some((node, _)) = &state.history.nodes[client] else {
+                continue;
+            };
+            let named = |message: &ServerMessage| match message {
+                ServerMessage::Reply {
+                    result: Ok(Response::Created { path, .. }),
+                    ..
+                } => path == node,
+                ServerMessage::Reply {
+                    result: Ok(Response::Children { names, .. }),
+                    ..
+                } => {
+                    node.is_child_of(self.recipe.directory())
+                        && names.iter().any(|name| **name == *node.name())
+                }
+                _ => false,
+            };
+            let reachable = state.net.store.exists(node)
+                || self
+                    .recipe
+                    .claims(&state.processes[client].recipe, node.name())
+                || state.net.links[client].down.iter().any(named);
+            if !reachable {
+                state.history.nodes[client] = None;
+            }
+        }
+    }
+
     /// Hands each enabled progress action to `emit`, in a fixed order, until
     /// `emit` breaks.
     fn progress_actions(
@@ -479,7 +606,72 @@ impl<R: Recipe> World<R> {
             .is_continue()
     }
 
-    /// Applies one action. `None` if it is not enabled.
+    /// Every action enabled in `state`, in the checker's order.
+    pub fn enabled(&self, state: &WorldState<R::State>, actions: &mut Vec<Action>) {
+        let _ = self.progress_actions(state, |action| {
+            actions.push(action);
+            ControlFlow::Continue(())
+        });
+        crate::faults::enabled(self, state, actions);
+    }
+
+    /// Takes `action` from `state` if it is enabled there: the one checked
+    /// step that replays (of traces, of the command line, of simulations)
+    /// use, so that nothing an action list says can make the world panic or
+    /// take a step the checker could not.
+    pub fn try_step(
+        &self,
+        state: &WorldState<R::State>,
+        action: &Action,
+    ) -> Result<WorldState<R::State>, Refusal> {
+        let mut enabled = Vec::new();
+        caught(|| self.enabled(state, &mut enabled)).map_err(Refusal::Panicked)?;
+        if !enabled.contains(action) {
+            return Err(Refusal::NotEnabled);
+        }
+        caught(|| self.step(state, action))
+            .map_err(Refusal::Panicked)?
+            .ok_or(Refusal::NotEnabled)
+    }
+
+    /// [`World::try_step`], with what the recipes observed in the step, in
+    /// order: what a trace says of a step that the states alone do not tell
+    /// (which item a consumer took a second time).
+    pub fn try_step_observed(
+        &self,
+        state: &WorldState<R::State>,
+        action: &Action,
+    ) -> Result<(WorldState<R::State>, Vec<(ClientId, Observation)>), Refusal> {
+        OBSERVED.with(|observed| *observed.borrow_mut() = Some(Vec::new()));
+        let next = self.try_step(state, action);
+        let observed = OBSERVED.with(|observed| observed.borrow_mut().take().unwrap_or_default());
+        next.map(|next| (next, observed))
+    }
+
+    /// [`World::enabled`], or the message of the panic listing them caused.
+    pub fn enabled_caught(
+        &self,
+        state: &WorldState<R::State>,
+        actions: &mut Vec<Action>,
+    ) -> Result<(), String> {
+        caught(|| self.enabled(state, actions))
+    }
+
+    /// [`World::step`] with a panic turned into [`Refusal::Panicked`], for a
+    /// caller that took `action` from [`World::enabled`] itself.
+    pub fn step_caught(
+        &self,
+        state: &WorldState<R::State>,
+        action: &Action,
+    ) -> Result<WorldState<R::State>, Refusal> {
+        caught(|| self.step(state, action))
+            .map_err(Refusal::Panicked)?
+            .ok_or(Refusal::NotEnabled)
+    }
+
+    /// Applies one action, trusting the caller that it is enabled (the
+    /// checker takes only enabled actions; a replay uses [`World::try_step`]).
+    /// `None` if it cannot apply.
     pub fn step(
         &self,
         state: &WorldState<R::State>,
@@ -513,6 +705,7 @@ impl<R: Recipe> World<R> {
             }
             Action::Fault(fault) => fault.apply(self, &mut next),
         }
+        self.forget_nodes(&mut next);
         Some(next)
     }
 }
@@ -531,22 +724,42 @@ impl<R: Recipe> World<R> {
         &self,
         found: impl Fn(&WorldState<R::State>) -> bool,
     ) -> Option<Vec<Action>> {
+        self.shortest_path_within(found, |_| true)
+            .expect("a search without a limit runs to its end")
+    }
+
+    /// [`World::shortest_path`], asking `go_on` every few thousand states
+    /// (with the number of states seen) whether to go on; `Err(())` if it
+    /// said no before the search ended. A step that panics is passed over.
+    #[allow(clippy::result_unit_err)]
+    pub fn shortest_path_within(
+        &self,
+        found: impl Fn(&WorldState<R::State>) -> bool,
+        mut go_on: impl FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Action>>, ()> {
         let init = self.init_states().remove(0);
         if found(&init) {
-            return Some(Vec::new());
+            return Ok(Some(Vec::new()));
         }
         let init_fingerprint = fingerprint(&init);
         // Each state's parent and the index of the action that led to it.
         let mut parents: HashMap<u64, (u64, usize)> = HashMap::from([(init_fingerprint, (0, 0))]);
         let mut frontier = vec![(init, init_fingerprint)];
         let mut actions = Vec::new();
+        let mut expanded = 0usize;
         while !frontier.is_empty() {
             let mut next_frontier = Vec::new();
             for (state, state_fingerprint) in frontier {
+                expanded += 1;
+                if expanded % 1024 == 0 && !go_on(parents.len()) {
+                    return Err(());
+                }
                 actions.clear();
-                self.actions(&state, &mut actions);
+                if caught(|| self.enabled(&state, &mut actions)).is_err() {
+                    continue;
+                }
                 for (index, action) in actions.iter().enumerate() {
-                    let Some(next) = self.step(&state, action) else {
+                    let Ok(Some(next)) = caught(|| self.step(&state, action)) else {
                         continue;
                     };
                     let next_fingerprint = fingerprint(&next);
@@ -555,14 +768,18 @@ impl<R: Recipe> World<R> {
                     }
                     parents.insert(next_fingerprint, (state_fingerprint, index));
                     if found(&next) {
-                        return Some(self.rebuild(&parents, init_fingerprint, next_fingerprint));
+                        return Ok(Some(self.rebuild(
+                            &parents,
+                            init_fingerprint,
+                            next_fingerprint,
+                        )));
                     }
                     next_frontier.push((next, next_fingerprint));
                 }
             }
             frontier = next_frontier;
         }
-        None
+        Ok(None)
     }
 
     fn rebuild(&self, parents: &HashMap<u64, (u64, usize)>, init: u64, last: u64) -> Vec<Action> {
@@ -577,7 +794,7 @@ impl<R: Recipe> World<R> {
         let mut path = Vec::with_capacity(indices.len());
         for index in indices.into_iter().rev() {
             let mut actions = Vec::new();
-            self.actions(&state, &mut actions);
+            self.enabled(&state, &mut actions);
             let action = actions.swap_remove(index);
             state = self
                 .step(&state, &action)
@@ -592,6 +809,30 @@ fn fingerprint<T: Hash>(value: &T) -> u64 {
     let mut hasher = DefaultHasher::new();
     value.hash(&mut hasher);
     hasher.finish()
+}
+
+impl<R: Recipe> World<R> {
+    /// Keeps the first panic of a search and stops it.
+    fn keep_panic(
+        &self,
+        control: &Control<R::State>,
+        state: &WorldState<R::State>,
+        action: Option<Action>,
+        message: String,
+    ) {
+        let mut kept = control
+            .panic
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if kept.is_none() {
+            *kept = Some(Panic {
+                state: state.clone(),
+                action,
+                message,
+            });
+        }
+        control.halt.store(true, Ordering::Relaxed);
+    }
 }
 
 impl<R: Recipe> Model for World<R> {
@@ -632,22 +873,27 @@ impl<R: Recipe> Model for World<R> {
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        if self
-            .halt
-            .as_ref()
-            .is_some_and(|halt| halt.load(Ordering::Relaxed))
-        {
+        let Some(control) = &self.control else {
+            self.enabled(state, actions);
+            return;
+        };
+        if control.halt.load(Ordering::Relaxed) {
             return;
         }
-        let _ = self.progress_actions(state, |action| {
-            actions.push(action);
-            ControlFlow::Continue(())
-        });
-        crate::faults::enabled(self, state, actions);
+        if let Err(message) = caught(|| self.enabled(state, actions)) {
+            actions.clear();
+            self.keep_panic(control, state, None, message);
+        }
     }
 
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
-        self.step(state, &action)
+        let Some(control) = &self.control else {
+            return self.step(state, &action);
+        };
+        caught(|| self.step(state, &action)).unwrap_or_else(|message| {
+            self.keep_panic(control, state, Some(action), message);
+            None
+        })
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

@@ -321,7 +321,7 @@ mod barrier {
             expire_anytime: false,
             store: StoreConfig::default(),
             properties: <Barrier as Catalogued>::properties,
-            halt: None,
+            control: None,
         }
     }
 
@@ -1070,7 +1070,7 @@ mod double_barrier {
             expire_anytime: false,
             store: StoreConfig::default(),
             properties: <DoubleBarrier as Catalogued>::properties,
-            halt: None,
+            control: None,
         }
     }
 

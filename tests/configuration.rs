@@ -199,7 +199,7 @@ fn world(variant: Variant) -> World<Configuration> {
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <Configuration as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 

@@ -848,7 +848,7 @@ fn world(variant: Variant, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> W
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <Election as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 
@@ -892,6 +892,8 @@ fn tenure(index: u8, token: i64) -> Option<Tenure> {
     Some(Tenure {
         index,
         token,
+        // Until the counter wraps, the grant is the sequence number.
+        grant: token as u64,
         role: Role::Leader,
     })
 }

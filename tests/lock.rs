@@ -1003,7 +1003,7 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: lock::properties,
-        halt: None,
+        control: None,
     }
 }
 
@@ -1015,6 +1015,8 @@ fn tenure(index: u8, token: i64) -> Option<Tenure> {
     Some(Tenure {
         index,
         token,
+        // Until the counter wraps, the grant is the sequence number.
+        grant: token as u64,
         role: Role::Lock,
     })
 }

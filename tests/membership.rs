@@ -207,7 +207,7 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Members
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <Membership as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 

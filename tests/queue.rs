@@ -1025,7 +1025,7 @@ fn world<R: Catalogued>(recipe: R, scripts: Vec<Vec<R::Command>>, budget: FaultB
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <R as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 

@@ -1042,7 +1042,7 @@ fn revocable_world(variant: Variant, scripts: Vec<Vec<Command>>) -> World<Revoca
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <RevocableLock as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 
@@ -1160,7 +1160,7 @@ fn shared_world(scripts: Vec<Vec<shared_lock::Command>>) -> World<SharedLock> {
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <SharedLock as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 

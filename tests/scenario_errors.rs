@@ -80,7 +80,7 @@ fn a_value_of_the_wrong_type_names_its_key() {
     assert_eq!(
         error_of(&replaced("clients = 2", "clients = \"two\"")),
         "scenarios/lock/broken.toml: `clients`: invalid type: string \"two\", expected a whole \
-         number from 0 to 255 (line 4)"
+         number from 1 to 4 (line 4)"
     );
 }
 
@@ -89,7 +89,7 @@ fn a_negative_budget_names_its_key() {
     assert_eq!(
         error_of(&replaced("crash = 1", "crash = -1")),
         "scenarios/lock/broken.toml: `faults.crash`: invalid value: integer `-1`, expected a \
-         whole number from 0 to 255 (line 8)"
+         whole number from 0 to 3 (line 8)"
     );
 }
 
@@ -115,8 +115,8 @@ fn an_unknown_recipe_lists_the_known_ones() {
 fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
-        "scenarios/lock/broken.toml: `variant`: \"uuid\"; expected one of guid, no_guid, herd, \
-         fenced, try_acquire, trusting"
+        "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
+         guid, no_guid, herd, fenced, try_acquire, trusting"
     );
 }
 
@@ -508,4 +508,172 @@ fn a_double_barrier_client_entering_twice_is_refused() {
         "scenarios/double_barrier/broken.toml: `script`: client 0 enters or leaves more than \
          once; expected [\"enter\"] or [\"enter\", \"leave\"]"
     );
+}
+
+#[test]
+fn a_budget_given_as_a_string_says_the_budget_limit() {
+    // REGRESSION: it said "a whole number from 0 to 255" where the limit is 3.
+    assert_eq!(
+        error_of(&replaced("crash = 1", "crash = \"1\"")),
+        "scenarios/lock/broken.toml: `faults.crash`: invalid type: string \"1\", expected a \
+         whole number from 0 to 3 (line 8)"
+    );
+}
+
+#[test]
+fn a_misspelt_property_is_named_with_a_guess() {
+    // REGRESSION: a misspelt expectation was reported only as the real one
+    // missing, never naming the key the file has.
+    assert_eq!(
+        error_of(&replaced("waiter_woken = ", "waiter_wokn = ")),
+        "scenarios/lock/broken.toml: `expect.waiter_wokn`: no such property of `lock`; did you \
+         mean `waiter_woken`? expected one of mutual_exclusion, resource_safety, herd_avoidance, \
+         no_orphan_no_deadlock, someone_acquired, waiter_woken"
+    );
+    assert_eq!(
+        error_of(&replaced("variant = \"guid\"", "variant = \"gui\"")),
+        "scenarios/lock/broken.toml: `variant`: \"gui\"; did you mean \"guid\"? expected one of \
+         guid, no_guid, herd, fenced, try_acquire, trusting"
+    );
+}
+
+#[test]
+fn a_huge_key_is_shortened_and_escapes_are_escaped() {
+    // REGRESSION: a 1 MiB key gave 2 MiB of error, and escape codes reached
+    // the terminal as they were.
+    let key = "k".repeat(1 << 20);
+    let error = error_of(&replaced("crash = 1", &format!("{key} = 1")));
+    assert!(error.len() < 3000, "{} bytes of error", error.len());
+    assert!(error.contains("more bytes)"), "{}", &error[..200]);
+    let error = error_of(&replaced(
+        "variant = \"guid\"",
+        "variant = \"\\u001b[31mred\\u001b[0m\"",
+    ));
+    assert!(!error.contains('\u{1b}'), "{error:?}");
+    assert!(error.contains("\\u{1b}[31mred"), "{error}");
+}
+
+/// A scratch directory under the target directory, removed when dropped.
+struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    fn new(tag: &str) -> Scratch {
+        let dir = std::env::temp_dir().join(format!(
+            "zoocheck-scenario-errors-{tag}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn invalid_utf8_is_located() {
+    // REGRESSION: invalid UTF-8 was refused with no position.
+    let scratch = Scratch::new("utf8");
+    let file = scratch.0.join("bad.toml");
+    let mut bytes = VALID.as_bytes().to_vec();
+    let offset = VALID.find("guid").unwrap();
+    bytes[offset] = 0xff;
+    std::fs::write(&file, bytes).unwrap();
+    let error = Scenario::load(&file, &scratch.0).unwrap_err().to_string();
+    assert!(
+        error.ends_with(&format!(
+            "bad.toml: not UTF-8: an invalid byte at line 3 (byte offset {offset})"
+        )),
+        "{error}"
+    );
+}
+
+#[test]
+fn only_regular_files_of_bounded_size_are_read() {
+    // REGRESSION: a FIFO given as a scenario hung forever, and /dev/zero read
+    // until memory ran out.
+    let error = Scenario::load(Path::new("/dev/zero"), Path::new("/dev"))
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        error,
+        "/dev/zero: not a regular file; expected a file of text"
+    );
+    let scratch = Scratch::new("large");
+    let file = scratch.0.join("large.toml");
+    std::fs::write(&file, "#".repeat(2 << 20)).unwrap();
+    let error = Scenario::load(&file, &scratch.0).unwrap_err().to_string();
+    assert!(
+        error.ends_with("large.toml: 2097152 bytes; expected at most 1048576"),
+        "{error}"
+    );
+    #[cfg(unix)]
+    {
+        let fifo = scratch.0.join("fifo.toml");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|status| status.success()) {
+            let error = Scenario::load(&fifo, &scratch.0).unwrap_err().to_string();
+            assert!(error.ends_with("fifo.toml: not a regular file; expected a file of text"));
+        }
+    }
+}
+
+/// A scenario of `recipe` with `clients` clients each running `script`,
+/// crashing and restarting once, expecting `expect`.
+fn with_restart(recipe: &str, variant: &str, script: &str, expect: &str) -> String {
+    format!(
+        "description = \"x\"\nrecipe = \"{recipe}\"\nvariant = \"{variant}\"\nclients = 2\n\
+         scripts = {script}\n[faults]\ncrash = 1\nrestart = 1\n[expect]\n{expect}\n"
+    )
+}
+
+#[test]
+fn restarts_are_refused_where_the_world_cannot_judge_them() {
+    // REGRESSION: a queue scenario with a crash and a restart was accepted and
+    // reported `consumed_once` violated: the restarted producer's new item
+    // reused its predecessor's name, a fault of the harness, not the recipe.
+    let queue_expect = "consumed_once = \"holds\"\nno_item_lost = \"holds\"\n\
+        producer_order = \"holds\"\nitem_consumed = \"reached\"\nall_consumed = \"reached\"\n\
+        two_of_one_producer = \"unreached\"";
+    let error = error_at(
+        &with_restart("queue", "guid", r#"[["put"], ["take"]]"#, queue_expect),
+        "scenarios/queue/restart.toml",
+    );
+    assert_eq!(
+        error,
+        "scenarios/queue/restart.toml: `faults.restart`: 1 restarts, but a restarted producer \
+         numbers its items from 0 again (items are named by client and serial, not by process), \
+         so its items could not be told from its predecessor's; expected 0"
+    );
+    let pq_expect = queue_expect.replace("producer_order", "highest_priority_first");
+    for (recipe, variant, script, expect) in [
+        (
+            "priority_queue",
+            "fresh",
+            r#"[["put_high"], ["take"]]"#,
+            pq_expect.as_str(),
+        ),
+        (
+            "double_barrier",
+            "seed",
+            r#"[["enter", "leave"], ["enter", "leave"]]"#,
+            "enter_safety = \"holds\"",
+        ),
+    ] {
+        let error = error_at(
+            &with_restart(recipe, variant, script, expect),
+            "scenarios/x/restart.toml",
+        );
+        assert!(
+            error.starts_with("scenarios/x/restart.toml: `faults.restart`: 1 restarts, but "),
+            "{recipe}: {error}"
+        );
+    }
+    // The lock restarts soundly (its GUID names the process): accepted.
+    let lock = replaced("crash = 1", "crash = 1\nrestart = 1");
+    Scenario::parse(&lock, Path::new("x.toml"), "lock/x").unwrap();
 }

@@ -623,7 +623,7 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
         expire_anytime: false,
         store: StoreConfig::default(),
         properties: <TwoPhaseCommit as Catalogued>::properties,
-        halt: None,
+        control: None,
     }
 }
 

@@ -1,4 +1,4 @@
-//! The simulated ZooKeeper server: one standalone server, as `ZK_SEMANTICS.md`
+//! The simulated ZooKeeper server: one standalone server, as `docs/zookeeper-semantics.md`
 //! describes it.
 //!
 //! A [`Store`] is a value. Requests go in through [`Store::apply`], which answers
@@ -73,6 +73,10 @@ struct Znode {
     /// moved by deletes, reset when the node is recreated. Sequential children
     /// are named after it; clients see `2 * child_creates - numChildren`.
     child_creates: i32,
+    /// The same count without the wrap at [`StoreConfig::sequence_bits`]:
+    /// equal to `child_creates` until it wraps, so it tells states apart only
+    /// past a wrap. No client sees it; [`Store::creation_order`] reads it.
+    child_creates_unwrapped: u64,
     ephemeral_owner: SessionId,
 }
 
@@ -85,6 +89,7 @@ impl Znode {
             pzxid: zxid,
             version: 0,
             child_creates: 0,
+            child_creates_unwrapped: 0,
             ephemeral_owner,
         }
     }
@@ -434,6 +439,7 @@ impl Store {
         let nodes = Arc::make_mut(&mut self.nodes);
         let parent = nodes.get_mut(&parent_path).expect("checked above");
         parent.child_creates = next;
+        parent.child_creates_unwrapped += 1;
         parent.pzxid = zxid;
         nodes.insert(created.clone(), Znode::new(data.clone(), zxid, owner));
         self.fire(Table::Data, &created, EventType::NodeCreated, None, fired);
@@ -585,6 +591,24 @@ impl Store {
         }
         self.sessions.remove(&session);
         self.disconnect(session);
+    }
+
+    /// Where the sequential node `path` stands in its parent's create order:
+    /// its sequence number as it would be if the counter did not wrap, which
+    /// orders nodes as their czxids do. `None` for a path with no parent or
+    /// no sequence suffix. Exact for a node among the last
+    /// 2^[`StoreConfig::sequence_bits`] creates under its parent (asked right
+    /// after the create, as the world does, it always is).
+    pub fn creation_order(&self, path: &Path) -> Option<u64> {
+        let (parent, name) = path.split()?;
+        let creates = self.nodes.get(&parent)?.child_creates_unwrapped;
+        let suffix: i64 = name.get(name.len().checked_sub(10)?..)?.parse().ok()?;
+        let period = 1i64 << self.config.sequence_bits;
+        let half = period / 2;
+        let last = creates.checked_sub(1)?;
+        let wrapped_last = ((last as i64 + half).rem_euclid(period)) - half;
+        let back = (wrapped_last - suffix).rem_euclid(period) as u64;
+        last.checked_sub(back)
     }
 
     /// The next value of a create counter, wrapping at the configured width the

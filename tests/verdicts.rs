@@ -1,0 +1,174 @@
+//! What a verdict rests on: a panic inside the model is reported with a trace
+//! that replays to it (never as a verdict, never as a bare "a thread
+//! panicked"), and a replayed action is taken only where it is enabled.
+
+use stateright::{Model, Property};
+use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
+use zoocheck::scenario::{check_world, CheckOptions, Judgement, Verdict, WorldTask};
+use zoocheck::simulate::{SimulateOptions, SimulateTask};
+use zoocheck::store::{CreateMode, Op, Path, StoreConfig};
+use zoocheck::trace::{self, Stop};
+use zoocheck::world::{Action, Refusal, World, WorldState};
+
+/// A recipe with a bug: each client creates a node and reads its reply;
+/// client 1 panics on reading it.
+#[derive(Clone, Debug)]
+struct Brittle {
+    dir: Path,
+}
+
+impl Recipe for Brittle {
+    type State = u8;
+    type Command = ();
+
+    fn init(&self, _me: Incarnation) -> u8 {
+        0
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut u8, input: Input<()>, out: &mut Effects) {
+        match input {
+            Input::Command(()) => {
+                *state = 1;
+                out.send(Op::Create {
+                    path: self.dir.child(&format!("c{}-", me.client)),
+                    data: None,
+                    mode: CreateMode::EphemeralSequential,
+                });
+            }
+            Input::Reply { .. } if me.client == 1 => panic!("c1 cannot read its reply"),
+            Input::Reply { .. } => *state = 2,
+            _ => {}
+        }
+    }
+
+    fn is_busy(&self, state: &u8) -> bool {
+        *state == 1
+    }
+
+    fn is_waiting(&self, _state: &u8) -> bool {
+        false
+    }
+
+    fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    fn claims(&self, _state: &u8, _name: &str) -> bool {
+        true
+    }
+}
+
+fn someone_done(_: &World<Brittle>, state: &WorldState<u8>) -> bool {
+    state.processes.iter().any(|process| process.recipe == 2)
+}
+
+fn properties() -> Vec<Property<World<Brittle>>> {
+    vec![Property::sometimes("someone_done", someone_done)]
+}
+
+fn brittle(budget: FaultBudget) -> World<Brittle> {
+    World {
+        recipe: Brittle {
+            dir: Path::new("/brittle"),
+        },
+        scripts: vec![vec![()]; 2],
+        budget,
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties,
+        control: None,
+    }
+}
+
+#[test]
+fn a_panic_in_a_recipe_is_reported_with_a_trace_that_replays_to_it() {
+    // REGRESSION: a panic in a recipe printed "a checker thread panicked: Any"
+    // and nothing else.
+    let world = brittle(FaultBudget::default());
+    let outcome = check_world(
+        world.clone(),
+        &CheckOptions::default(),
+        &[("someone_done", Verdict::Reached)],
+    );
+    let panic = outcome.panic.as_ref().expect("the panic is reported");
+    assert_eq!(panic.message, "c1 cannot read its reply");
+    assert_eq!(outcome.judgement(), Judgement::NotMet);
+    assert!(
+        !outcome.complete(),
+        "a search that met a panic proves nothing"
+    );
+    let trace = panic.trace.as_ref().expect("a path to the panic");
+    assert!(trace.replays, "{trace}");
+    assert_eq!(
+        trace.actions,
+        [Action::Invoke(1), Action::Serve(1), Action::Deliver(1)],
+        "the shortest path to the panic"
+    );
+    let replayed = trace::replay(&world, &trace.actions);
+    assert_eq!(
+        replayed.stop,
+        Some(Stop::Panicked {
+            step: 3,
+            action: Action::Deliver(1),
+            message: "c1 cannot read its reply".into()
+        })
+    );
+}
+
+#[test]
+fn a_panic_in_a_simulation_names_its_seed() {
+    let world = brittle(FaultBudget::default());
+    let outcome = SimulateTask {
+        options: SimulateOptions {
+            runs: 20,
+            seed: 0,
+            max_depth: 50,
+        },
+        expect: &[("someone_done", Verdict::Reached)],
+        progress: None,
+    }
+    .run(world.clone());
+    let panic = outcome.panic.expect("some walk reaches the panic");
+    assert_eq!(panic.message, "c1 cannot read its reply");
+    assert!(panic.seed.is_some());
+    assert!(panic.trace.expect("its walk").replays);
+}
+
+#[test]
+fn a_replay_takes_only_enabled_actions_and_never_panics() {
+    // REGRESSION: `World::step` applied a fault without its precondition and
+    // `Net::reconnect` asserted; a trace could make the command panic.
+    let world = brittle(FaultBudget {
+        expire: 1,
+        ..FaultBudget::default()
+    });
+    let init = world.init_states().remove(0);
+    for action in [
+        // A connected, running client's session cannot expire.
+        Action::Fault(Fault::Expire { client: 0 }),
+        // A connected client cannot reconnect.
+        Action::Reconnect(0),
+        Action::Serve(7),
+        Action::SessionTimeout(12345),
+        Action::Fault(Fault::Crash {
+            client: 0,
+            applied: 9,
+        }),
+    ] {
+        assert_eq!(
+            world.try_step(&init, &action).err(),
+            Some(Refusal::NotEnabled),
+            "{action:?}"
+        );
+    }
+    let replayed = trace::replay(&world, &[Action::Invoke(0), Action::Reconnect(0)]);
+    assert_eq!(
+        replayed.stop,
+        Some(Stop::Diverged {
+            step: 2,
+            action: Action::Reconnect(0)
+        })
+    );
+    assert_eq!(replayed.steps.len(), 1);
+}
