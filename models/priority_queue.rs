@@ -23,16 +23,16 @@
 //!   that list is exhausted, as Curator's batch processing does
 //!   ([`OnChange::Relist`]).
 //!
-//! The property ([`highest_priority_first`]): a consumer never takes an item
-//! while a higher-priority item was in the list it had last read and still
-//! is. When a take succeeds the consumer records the names of its latest
-//! listing with a higher priority than the item it took
-//! ([`State::passed_over`]); the property fails in a state where one of them
-//! is still in the store. It is sound: a sequential name is never reused, so
-//! it exists over one interval of time; it existed when listed, before the
-//! take, so if it exists now it existed at the take. It is no stronger: an
-//! item put after the consumer's listing is one it cannot know of, whatever
-//! it does.
+//! The property ([`highest_priority_first`]) is judged on what a consumer
+//! acted on, at the moment it chose an item (sent the first request of
+//! taking it, [`Observation::Chose`]): it fails if, then, an item that
+//! outranks the chosen one was queued and the consumer knew of it, because
+//! it was in the listing the consumer chose from, or because a watch event
+//! had told the consumer the queue changed since that listing (the seed's
+//! "invalidate previously obtained children lists if a watch notification
+//! triggers"). It is no stronger: an item put after the consumer's listing,
+//! of which no event has reached it yet, is one it cannot know of, whatever
+//! it does; and an event that arrives after the choice cannot undo it.
 
 use stateright::Property;
 
@@ -126,6 +126,13 @@ impl Recipe for PriorityQueue {
     fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
         self.queue.served(op, result)
     }
+
+    fn outranks(&self, name: &str, than: &str) -> bool {
+        match (queue::key(name), queue::key(than)) {
+            (Some((theirs, _)), Some((ours, _))) => theirs < ours,
+            _ => false,
+        }
+    }
 }
 
 impl Catalogued for PriorityQueue {
@@ -168,18 +175,10 @@ impl Catalogued for PriorityQueue {
     }
 }
 
-/// No consumer's last take passed over a name of higher priority that is
-/// still in the queue (see the module doc for why this is sound).
-pub fn highest_priority_first(world: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
-    let store = &state.net.store;
-    let dir = world.recipe.directory();
-    state.processes.iter().all(|process| {
-        process
-            .recipe
-            .passed_over
-            .iter()
-            .all(|name| !store.exists(&dir.child(name)))
-    })
+/// No consumer chose an item while it knew of a queued one of higher
+/// priority (see the module doc).
+pub fn highest_priority_first(_: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
+    !state.history.priority_inverted
 }
 
 /// A take went ahead of an older item of lower priority in its listing: the

@@ -230,9 +230,9 @@ pub struct State {
     /// The priority queue: the latest listing read, in order, whether or not
     /// it is the one served.
     pub listing: Vec<Arc<str>>,
-    /// The priority queue: names of the latest listing read that had a
-    /// higher priority than the item the last take took.
-    pub passed_over: Vec<Arc<str>>,
+    /// The priority queue: a watch event told it the queue changed since it
+    /// read [`State::listing`].
+    pub told_of_change: bool,
     /// The priority queue: some take took an item ahead of an older one of
     /// lower priority in its listing.
     pub jumped: bool,
@@ -248,7 +248,7 @@ impl State {
             take: Take::Idle,
             batch: Vec::new(),
             listing: Vec::new(),
-            passed_over: Vec::new(),
+            told_of_change: false,
             jumped: false,
         }
     }
@@ -281,8 +281,8 @@ impl std::fmt::Debug for State {
         if !self.listing.is_empty() && self.listing != self.batch {
             parts.push(format!("listed {}", list(&self.listing)));
         }
-        if !self.passed_over.is_empty() {
-            parts.push(format!("passed over {}", list(&self.passed_over)));
+        if self.told_of_change {
+            parts.push("told of a change".to_string());
         }
         if parts.is_empty() {
             parts.push("idle".to_string());
@@ -420,6 +420,13 @@ impl Queue {
             return;
         }
         let node = state.batch.remove(0);
+        if self.record_listing {
+            out.observe(Observation::Chose {
+                node: node.clone(),
+                listed_above: passed_over(&state.listing, &node),
+                told_of_change: state.told_of_change,
+            });
+        }
         state.take = Take::Reading(node.clone());
         out.send(Op::GetData {
             path: self.at(&node),
@@ -465,7 +472,6 @@ impl Queue {
     fn took(&self, state: &mut State, node: &str, item: Item, out: &mut Effects) {
         out.observe(Observation::Consumed { item });
         if self.record_listing {
-            state.passed_over = passed_over(&state.listing, node);
             state.jumped |= jumped(&state.listing, node);
         }
         state.takes += 1;
@@ -555,6 +561,7 @@ impl Queue {
         let items = order(names, self.sorted);
         if self.record_listing {
             state.listing = items.clone();
+            state.told_of_change = false;
         }
         if state.take != Take::Listing {
             // The `Relist` knob's listing, read beside the list it serves.
@@ -685,6 +692,9 @@ impl Queue {
     fn on_watch(&self, state: &mut State, kind: EventType, out: &mut Effects) {
         if kind != EventType::NodeChildrenChanged || state.dead {
             return;
+        }
+        if self.record_listing {
+            state.told_of_change = true;
         }
         if state.take == Take::Waiting {
             self.list(state, out);
@@ -892,7 +902,7 @@ pub fn order(children: &[Arc<str>], sorted: bool) -> Vec<Arc<str>> {
 }
 
 /// The names of `listing` with a higher priority (a lower number) than
-/// `taken`: those a take of `taken` passed over.
+/// `taken`: those a take of `taken` passes over.
 pub fn passed_over(listing: &[Arc<str>], taken: &str) -> Vec<Arc<str>> {
     let Some((priority, _)) = key(taken) else {
         return Vec::new();

@@ -659,9 +659,18 @@ fn sites(world: &World<TwoPhaseCommit>) -> impl Iterator<Item = ClientId> + '_ {
     (0..world.clients()).filter(|site| world.recipe.sites & (1 << site) != 0)
 }
 
+/// Whether any process of `client` decided (a restarted site's predecessor
+/// counts: what it decided was decided).
 fn decided(state: &Check, client: ClientId) -> bool {
     let decisions = &state.history.decisions;
     (decisions.commit | decisions.abort) & (1 << client) != 0
+}
+
+/// Whether the process `client` runs now has decided: what a site that must
+/// not block is judged on, since a restarted site's predecessor's decision
+/// does not unblock it.
+fn decided_now(state: &Check, client: ClientId) -> bool {
+    state.processes[client].recipe.decision.is_some()
 }
 
 /// Agreement: no two participants decide differently.
@@ -687,7 +696,7 @@ pub fn termination(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
         return true;
     }
     let no_site_failed = sites(world).all(|site| site_alive(state, site));
-    !no_site_failed || sites(world).all(|site| decided(state, site))
+    !no_site_failed || sites(world).all(|site| decided_now(state, site))
 }
 
 /// The blocking question: where nothing but a fault can happen, once the
@@ -699,7 +708,7 @@ pub fn live_sites_decide(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
     }
     sites(world)
         .filter(|&site| site_alive(state, site))
-        .all(|site| decided(state, site))
+        .all(|site| decided_now(state, site))
 }
 
 /// Someone decided commit (the partner of agreement).

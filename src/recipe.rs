@@ -127,6 +127,16 @@ pub enum Observation {
     /// The client took `item` off the queue (its delete succeeded) and hands
     /// it to the application.
     Consumed { item: Item },
+    /// A priority-queue consumer chose the node `node` to take (it sent the
+    /// first request of taking it), with what it knew: the names of the
+    /// listing it chose from that outrank `node` ([`Recipe::outranks`]), and
+    /// whether it had been told (a watch event read since that listing) that
+    /// the queue changed.
+    Chose {
+        node: Arc<str>,
+        listed_above: Vec<Arc<str>>,
+        told_of_change: bool,
+    },
     /// A two-phase-commit site voted to commit or to abort.
     Voted { commit: bool },
     /// A two-phase-commit participant decided the transaction's outcome.
@@ -260,6 +270,13 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// was told: a reply may be lost. By default nothing.
     fn served(&self, _op: &Op, _result: &OpResult) -> Option<Observation> {
         None
+    }
+
+    /// Whether the node named `name` in [`Recipe::directory`] is to be taken
+    /// before `than` (a priority queue's higher priority); nothing outranks
+    /// anything by default.
+    fn outranks(&self, _name: &str, _than: &str) -> bool {
+        false
     }
 }
 

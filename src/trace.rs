@@ -350,13 +350,33 @@ fn ledger<S>(
     let mut out = String::new();
     let (was, is) = (&before.history.queue, &after.history.queue);
     let mut consumed = was.consumed;
+    let mut inverted = before.history.priority_inverted;
     for (_, observation) in observed.iter().filter(|(client, _)| *client == c) {
-        if let Observation::Consumed { item } = observation {
-            let _ = write!(out, "; TAKES ITEM {item}");
-            if consumed & item.bit() != 0 {
-                out.push_str(" A SECOND TIME");
+        match observation {
+            Observation::Consumed { item } => {
+                let _ = write!(out, "; TAKES ITEM {item}");
+                if consumed & item.bit() != 0 {
+                    out.push_str(" A SECOND TIME");
+                }
+                consumed |= item.bit();
             }
-            consumed |= item.bit();
+            Observation::Chose {
+                node,
+                told_of_change,
+                ..
+            } if !inverted && after.history.priority_inverted => {
+                inverted = true;
+                let why = if *told_of_change {
+                    "it was told the queue changed since its listing"
+                } else {
+                    "its listing shows it"
+                };
+                let _ = write!(
+                    out,
+                    "; CHOOSES {node} WHILE AN ITEM OF HIGHER PRIORITY IS QUEUED ({why})"
+                );
+            }
+            _ => {}
         }
     }
     if is.reordered && !was.reordered {

@@ -196,6 +196,11 @@ pub struct History {
     /// bit each ([`History::incarnation_bit`]).
     pub joined: u16,
     pub queue: QueueLog,
+    /// A priority-queue consumer chose an item while one that outranks it
+    /// was queued and the consumer knew of it: listed, or told the queue
+    /// changed since its listing and not listed again
+    /// ([`Observation::Chose`]).
+    pub priority_inverted: bool,
     /// Two-phase commit: the sites' votes and everyone's decisions.
     pub votes: Ballots,
     pub decisions: Ballots,
@@ -212,6 +217,7 @@ impl History {
             woken: false,
             joined: 0,
             queue: QueueLog::default(),
+            priority_inverted: false,
             votes: Ballots::default(),
             decisions: Ballots::default(),
         }
@@ -443,6 +449,22 @@ impl<R: Recipe> World<R> {
             }
             Observation::Enqueued { item } => history.queue.enqueued |= item.bit(),
             Observation::Consumed { item } => history.queue.consume(client, item),
+            Observation::Chose {
+                node,
+                listed_above,
+                told_of_change,
+            } => {
+                let store = &state.net.store;
+                let dir = self.recipe.directory();
+                let queued = |name: &str| store.exists(&dir.child(name));
+                let inverted = listed_above.iter().any(|name| queued(name))
+                    || (told_of_change
+                        && store
+                            .children(dir)
+                            .iter()
+                            .any(|name| self.recipe.outranks(name, &node)));
+                state.history.priority_inverted |= inverted;
+            }
             Observation::Voted { commit } => history.votes.record(client, commit),
             Observation::Decided { commit } => history.decisions.record(client, commit),
         }

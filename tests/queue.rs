@@ -716,7 +716,13 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
     let mut out = Effects::default();
     pq(priority_queue::Variant::Fresh).handle(ME, &mut state, children_changed(), &mut out);
     assert_eq!(out, nothing());
-    assert_eq!(state, consumer(reading(LOW), &[]));
+    assert_eq!(
+        state,
+        State {
+            told_of_change: true,
+            ..consumer(reading(LOW), &[])
+        }
+    );
 
     // The stale batch lists again and keeps its list; the listing is
     // recorded beside it, not served.
@@ -725,7 +731,13 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
     let mut out = Effects::default();
     stale.handle(ME, &mut state, children_changed(), &mut out);
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
-    assert_eq!(state, start());
+    assert_eq!(
+        state,
+        State {
+            told_of_change: true,
+            ..start()
+        }
+    );
     let mut out = Effects::default();
     let listing = children(&["queue-01-0000000000", "queue-00-0000000001"]);
     stale.handle(
@@ -976,11 +988,11 @@ fn priority_puts_name_the_priority_before_the_sequence() {
 }
 
 #[test]
-fn a_priority_take_records_what_it_passed_over_and_whether_it_jumped() {
+fn a_priority_take_records_whether_it_jumped() {
     let low_old = "c0.0-queue-01-0000000000";
     let high = "c0.1-queue-00-0000000001";
     let low_new = "c0.2-queue-01-0000000002";
-    // Took the high item ahead of an older low one: jumped, passed nothing.
+    // Took the high item ahead of an older low one: jumped.
     let mut state = State {
         listing: names(&[high, low_old, low_new]),
         ..consumer(deleting(high, Item::new(0, 1)), &[low_old, low_new])
@@ -995,8 +1007,7 @@ fn a_priority_take_records_what_it_passed_over_and_whether_it_jumped() {
     );
     assert_eq!(out.observations, [consumed(Item::new(0, 1))]);
     assert!(state.jumped);
-    assert!(state.passed_over.is_empty());
-    // Took a low item with the high one in its listing: passed it over.
+    // Took a low item with the high one in its listing: no jump.
     let mut state = State {
         listing: names(&[high, low_old]),
         ..consumer(deleting(low_old, Item::new(0, 0)), &[])
@@ -1009,8 +1020,58 @@ fn a_priority_take_records_what_it_passed_over_and_whether_it_jumped() {
             result: Ok(Response::Deleted),
         },
     );
-    assert_eq!(state.passed_over, names(&[high]));
     assert!(!state.jumped);
+}
+
+#[test]
+fn a_priority_consumer_reports_what_it_knew_when_it_chose() {
+    let low_old = "c0.0-queue-01-0000000000";
+    let high = "c0.2-queue-00-0000000002";
+    let low_new = "c0.1-queue-01-0000000001";
+    // A stale batch: its listing shows the high item, and it was told of a
+    // change since; it chooses the next name of its batch all the same.
+    let mut state = State {
+        listing: names(&[high, low_old, low_new]),
+        told_of_change: true,
+        ..consumer(Take::Idle, &[low_new])
+    };
+    let out = pq_run(
+        priority_queue::Variant::StaleBatch,
+        &mut state,
+        Input::Command(priority_queue::Command::Take),
+    );
+    assert_eq!(out.requests, [read_op(low_new)]);
+    assert_eq!(
+        out.observations,
+        [Observation::Chose {
+            node: Arc::from(low_new),
+            listed_above: names(&[high]),
+            told_of_change: true,
+        }]
+    );
+    // A notification tells it of a change; its next listing is news again.
+    let mut state = consumer(reading(low_old), &[]);
+    pq_run(
+        priority_queue::Variant::Fresh,
+        &mut state,
+        children_changed(),
+    );
+    assert!(state.told_of_change);
+    state.take = Take::Listing;
+    pq_run(
+        priority_queue::Variant::Fresh,
+        &mut state,
+        Input::Reply {
+            op: list_op(true),
+            result: children(&[high]),
+        },
+    );
+    assert!(!state.told_of_change);
+    // The plain queue never reports a choice.
+    let mut state = consumer(Take::Idle, &[low_new]);
+    let mut out = Effects::default();
+    Queue::new(Variant::Guid).handle(ME, &mut state, Input::Command(Command::Take), &mut out);
+    assert!(out.observations.is_empty());
 }
 
 // ---------------------------------------------------------------------------
@@ -1156,7 +1217,10 @@ fn world_no_item_lost_counts_an_item_left_beside_a_waiting_consumer() {
 }
 
 #[test]
-fn world_stale_batch_takes_the_low_item_past_the_high_one_it_listed() {
+fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
+    // REGRESSION: the property once judged a take against the listing read
+    // when the take completed: here c1 chose the low item from a listing of
+    // it alone, and only then heard of the high one.
     let world = world(
         PriorityQueue::new(priority_queue::Variant::StaleBatch),
         vec![
@@ -1172,21 +1236,55 @@ fn world_stale_batch_takes_the_low_item_past_the_high_one_it_listed() {
     // The high item arrives; its notification reaches c1 before the data.
     let state = walk(&world, state, &round(0));
     let state = walk(&world, state, &[Action::Serve(1), Action::Deliver(1)]);
-    assert_eq!(
-        state.processes[1].recipe.batch,
-        Vec::<Arc<str>>::new(),
-        "the list being served is the one item being read"
-    );
-    // c1 lists again to keep its watch, then reads the data and deletes.
+    assert!(state.processes[1].recipe.told_of_change);
+    // c1 lists again to keep its watch, reads the data, deletes, and takes
+    // the low item: chosen before it knew of the high one.
     let state = walk(&world, state, &[Action::Deliver(1)]);
-    assert!(matches!(state.processes[1].recipe.take, Take::Deleting(..)));
     let state = walk(&world, state, &[Action::Serve(1), Action::Serve(1)]);
-    let state = walk(&world, state, &[Action::Deliver(1)]);
-    assert_eq!(state.processes[1].recipe.listing.len(), 2);
-    assert!(highest_priority_first(&world, &state));
-    // Its delete's notification (it lists again), then the delete's reply:
-    // c1 took the low item past the high one it listed, still there.
-    let state = walk(&world, state, &[Action::Deliver(1), Action::Deliver(1)]);
+    let state = walk(
+        &world,
+        state,
+        &[Action::Deliver(1), Action::Deliver(1), Action::Deliver(1)],
+    );
     assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
+    assert!(highest_priority_first(&world, &state));
+}
+
+#[test]
+fn world_stale_batch_chooses_from_its_old_list_after_being_told_of_a_change() {
+    let world = world(
+        PriorityQueue::new(priority_queue::Variant::StaleBatch),
+        vec![
+            vec![PqCommand::PutLow, PqCommand::PutLow, PqCommand::PutHigh],
+            vec![PqCommand::Take, PqCommand::Take, PqCommand::Take],
+        ],
+        FaultBudget::default(),
+    );
+    let init = world.init_states().remove(0);
+    // Two low items, and the high one asked for.
+    let state = walk(&world, init, &round(0));
+    let state = walk(&world, state, &round(0));
+    let state = walk(&world, state, &[Action::Invoke(0)]);
+    // c1 lists both low items and reads the first; the high one is created
+    // and its notification follows the data reply.
+    let state = walk(&world, state, &round(1));
+    let state = walk(&world, state, &[Action::Serve(1), Action::Serve(0)]);
+    // c1 reads the data (deletes), reads the event (lists again), and its
+    // delete is served and read: it took the first low item.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Deliver(1),
+            Action::Deliver(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+        ],
+    );
+    assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
+    assert!(state.processes[1].recipe.told_of_change);
+    assert!(highest_priority_first(&world, &state));
+    // Its next take serves the old list while the high item is queued.
+    let state = walk(&world, state, &[Action::Invoke(1)]);
     assert!(!highest_priority_first(&world, &state));
 }
