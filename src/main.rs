@@ -1107,10 +1107,18 @@ fn list(path: &Path) -> Result<ExitCode, UsageError> {
 /// The spinner on standard error while a scenario runs, on a terminal.
 static BAR: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
-/// Away from a terminal (a CI log), a line every [`PROGRESS_EVERY`] instead:
+/// Away from a terminal (a CI log), a line every [`progress_every`] instead:
 /// the scenario running and when the last line was printed.
 static LINES: Mutex<(String, Option<Instant>)> = Mutex::new((String::new(), None));
-const PROGRESS_EVERY: Duration = Duration::from_secs(5);
+
+/// How often a progress line is printed away from a terminal: five seconds,
+/// or `ZOOCHECK_PROGRESS_EVERY` seconds.
+fn progress_every() -> Duration {
+    std::env::var("ZOOCHECK_PROGRESS_EVERY")
+        .ok()
+        .and_then(|text| seconds(&text).ok())
+        .unwrap_or(Duration::from_secs(5))
+}
 
 fn set_progress_name(name: &str) {
     let mut lines = LINES
@@ -1138,7 +1146,7 @@ fn progress(message: String) {
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
     let (name, last) = &mut *lines;
-    if last.is_none_or(|last| last.elapsed() >= PROGRESS_EVERY) {
+    if last.is_none_or(|last| last.elapsed() >= progress_every()) {
         eprintln!("zoocheck: {name}: {message}");
         *last = Some(Instant::now());
     }

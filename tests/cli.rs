@@ -1617,6 +1617,65 @@ fn a_timeout_that_is_not_a_duration_exits_2_without_panicking() {
 }
 
 #[test]
+fn a_search_stops_cleanly_at_its_memory_budget() {
+    // REGRESSION: the search had no memory limit; a big enough question grew
+    // until the allocator aborted it (exit 134) with no result at all.
+    let run = zoocheck([
+        "check",
+        "--max-memory",
+        "1M",
+        "tests/fixtures/large_3_clients_disconnect.toml",
+    ]);
+    expect_code(&run, 3, "check --max-memory 1M");
+    let table = rows(&run, CHECK_HEADER);
+    assert!(table[0].count < 822_388, "the whole space was searched");
+    assert_eq!(table[0].actual, "holds?");
+    assert!(
+        run.stdout.contains(
+            "  (the search stopped at its memory budget (--max-memory) at "
+        ) && run.stdout.contains(
+            "unique states: a `?` verdict is unproven; to go further, give it more memory with \
+             --max-memory, ask with fewer clients or faults, or walk the space with `zoocheck simulate`)"
+        ),
+        "{}",
+        run.stdout
+    );
+    for size in ["0", "lots", "-1G"] {
+        let run = zoocheck(["check", "--max-memory", size, TWO_CLIENTS]);
+        expect_code(&run, 2, &format!("--max-memory {size}"));
+    }
+}
+
+#[test]
+fn a_long_check_says_it_is_alive_away_from_a_terminal() {
+    // REGRESSION: away from a terminal a check printed nothing until it
+    // ended, so a CI log could not tell a long check from a hung one.
+    let output = command(["check", "tests/fixtures/large_3_clients_disconnect.toml"])
+        .env("ZOOCHECK_PROGRESS_EVERY", "0.2")
+        .output()
+        .expect("run zoocheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("zoocheck: large_3_clients_disconnect: "))
+        .collect();
+    assert!(!lines.is_empty(), "no progress line:\n{stderr}");
+    for line in lines {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(
+            (words[3], words[5], words[6], words[7], words[10]),
+            ("states,", "unique,", "deepest", "path", "states/s,"),
+            "{line}"
+        );
+        assert!(line.ends_with(" s"), "{line}");
+        assert!(
+            line.contains("iB, ") || line.contains(" B, "),
+            "memory in {line}"
+        );
+    }
+}
+
+#[test]
 fn a_closed_pipe_ends_the_command_quietly() {
     // REGRESSION: printing into a closed pipe (`zoocheck check ... | head`)
     // once panicked; it now ends with the exit code a SIGPIPE would give.
