@@ -74,17 +74,18 @@ enum Command {
         /// Checker threads, 1 to 64 (counts stay exact; the deepest path may vary).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
         threads: u16,
-        /// Explore no deeper than this many steps.
-        #[arg(long)]
+        /// Check no path longer than this many steps (from 1).
+        #[arg(long, value_parser = at_least_one)]
         max_depth: Option<usize>,
-        /// Stop after about this many states.
-        #[arg(long)]
+        /// Stop after about this many states (from 1).
+        #[arg(long, value_parser = at_least_one)]
         max_states: Option<usize>,
         /// Stop each scenario after this many seconds.
         #[arg(long, value_parser = seconds)]
         timeout: Option<Duration>,
         /// Stop a search once the process holds this much memory (512M, 8G);
-        /// the default is half the machine's memory, at most 8G.
+        /// the default is half what the process may use (the machine's memory,
+        /// or its container's limit), at most 8G.
         #[arg(long, value_parser = zoocheck::memory::parse_size)]
         max_memory: Option<u64>,
         /// Print the results as JSON on standard output.
@@ -242,6 +243,17 @@ fn main() -> ExitCode {
     }
 }
 
+/// A whole number from 1: a limit of 0 would mean none to stateright.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(value) if value >= 1 => Ok(value),
+        _ => Err(format!(
+            "{}: expected a whole number from 1",
+            quoted(text, 40)
+        )),
+    }
+}
+
 /// A number of seconds, positive and finite (up to a year).
 fn seconds(text: &str) -> Result<Duration, String> {
     let value: f64 = text
@@ -281,19 +293,19 @@ fn load(paths: &[PathBuf]) -> Result<(Vec<Scenario>, Vec<ScenarioError>), UsageE
                 shorten(&path.display().to_string(), 200)
             )));
         }
-        let root = scenarios_root(path);
         let found = if path.is_dir() {
+            let root = scenarios_root(&canonical(path));
             Scenario::load_each(path)?
                 .into_iter()
                 .map(|loaded| {
                     loaded.map(|mut scenario| {
-                        scenario.name = name_below(&scenario.file, &root);
+                        scenario.name = name_below(&canonical(&scenario.file), &root);
                         scenario
                     })
                 })
                 .collect()
         } else {
-            vec![Scenario::load(path, &root)]
+            vec![load_file(path)]
         };
         if found.is_empty() {
             return Err(UsageError(format!(
@@ -309,6 +321,22 @@ fn load(paths: &[PathBuf]) -> Result<(Vec<Scenario>, Vec<ScenarioError>), UsageE
         }
     }
     Ok((scenarios, refused))
+}
+
+/// One scenario file, named after its path below the nearest `scenarios`
+/// directory, found on its canonical path: the same name however the path
+/// was written (from inside `scenarios/lock`, `x.toml` is `lock/x`).
+fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let file = canonical(path);
+    let root = scenarios_root(&file);
+    let mut scenario = Scenario::load(path, &root)?;
+    scenario.name = name_below(&file, &root);
+    Ok(scenario)
+}
+
+/// `path` made absolute, links resolved, where the system can; else as given.
+fn canonical(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The `scenarios` directory a path is in (its name is the path below it),
@@ -362,6 +390,8 @@ struct JsonProperty {
     seed: Option<u64>,
     /// The counterexample's length, for a violated property.
     steps: Option<usize>,
+    /// Whether that counterexample is known to be a shortest one.
+    shortest: Option<bool>,
     trace: Option<Vec<String>>,
 }
 
@@ -553,6 +583,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                     as_expected: p.as_expected(),
                     seed: p.seed,
                     steps: violated.map(|t| t.steps.len()),
+                    shortest: violated.map(|t| t.shortest),
                     trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
                 }
             })
@@ -607,12 +638,20 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
             Judgement::Unproven if property.as_expected() => "",
             Judgement::Unproven => "  <- none found in the part searched",
         };
-        // The counterexample's length (a simulation's: where its walk found it).
+        // The counterexample's length (a simulation's: where its walk found
+        // it), starred where a check could not find the shortest.
         let steps = property
             .trace
             .as_ref()
             .filter(|_| property.actual == Verdict::Violated)
-            .map_or("-".to_string(), |trace| trace.steps.len().to_string());
+            .map_or("-".to_string(), |trace| {
+                let star = if trace.shortest || !matches!(mode, Mode::Check) {
+                    ""
+                } else {
+                    "*"
+                };
+                format!("{}{star}", trace.steps.len())
+            });
         outln!(
             "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
@@ -625,6 +664,13 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
             seconds,
             rate
         );
+    }
+    let unshortened = outcome.properties.iter().any(|property| {
+        property.actual == Verdict::Violated
+            && property.trace.as_ref().is_some_and(|trace| !trace.shortest)
+    });
+    if unshortened && matches!(mode, Mode::Check) {
+        outln!("  (* a counterexample not known to be the shortest: the search for it stopped at a limit)");
     }
     if let Mode::Simulate { options, .. } = mode {
         for property in &outcome.properties {
@@ -696,13 +742,18 @@ impl<'a> TraceWriter<'a> {
             // A panic's trace is written even unasked: it is how to reproduce it.
             if let Some(trace) = &panic.trace {
                 let dir = self.dir.unwrap_or(Path::new("."));
-                let json_path =
-                    self.write_json(dir, scenario, trace, "panicked", found_by, panic.seed)?;
-                eprintln!(
-                    "wrote {}: it replays to the panic (`zoocheck replay {}`)",
-                    json_path.display(),
-                    json_path.display()
-                );
+                match self.write_json(dir, scenario, trace, "panicked", found_by, panic.seed) {
+                    Ok(json_path) => eprintln!(
+                        "wrote {}: it replays to the panic (`zoocheck replay {}`)",
+                        json_path.display(),
+                        json_path.display()
+                    ),
+                    // The panic is reported all the same; the other
+                    // scenarios are still checked.
+                    Err(UsageError(error)) => {
+                        eprintln!("zoocheck: the panic's trace could not be written: {error}")
+                    }
+                }
             }
         }
         let Some(dir) = self.dir else {
@@ -724,7 +775,7 @@ impl<'a> TraceWriter<'a> {
                 scenario.name,
                 property.name,
                 scenario.description.trim(),
-                found_by_seed(found_by, property.seed),
+                found_by_seed(found_by, property.seed, property.name),
                 json_path.display(),
                 trace
             );
@@ -750,7 +801,7 @@ impl<'a> TraceWriter<'a> {
             &scenario.name,
             trace::stored_path(&scenario.file),
             verdict,
-            found_by_seed(found_by, seed),
+            found_by_seed(found_by, seed, trace.property),
             trace,
         );
         let stem = self.free_stem(dir, &scenario.name, trace.property_file_name(), &file)?;
@@ -785,6 +836,10 @@ impl<'a> TraceWriter<'a> {
                         .and_then(|text| serde_json::from_str::<TraceFile>(&text).ok())
                         .is_none_or(|old| old.file != file.file || old.property != file.property));
             if !taken {
+                if json_path.exists() {
+                    // The same question's trace from an earlier run: say so.
+                    eprintln!("note: replacing {}", json_path.display());
+                }
                 if n > 1 {
                     eprintln!(
                         "note: {} is taken by another scenario's trace; writing {} instead",
@@ -803,10 +858,12 @@ impl<'a> TraceWriter<'a> {
     }
 }
 
-/// The command that found a trace: with its walk's seed, for a simulation.
-fn found_by_seed(found_by: &str, seed: Option<u64>) -> String {
+/// The command that finds a trace again: for a simulation, its walk alone
+/// by its seed, judged on the trace's property (a panic's walk needs none).
+fn found_by_seed(found_by: &str, seed: Option<u64>, property: &str) -> String {
     match seed {
-        Some(seed) => format!("{found_by} --seed {seed} --runs 1"),
+        Some(seed) if property == trace::PANIC => format!("{found_by} --seed {seed} --runs 1"),
+        Some(seed) => format!("{found_by} --seed {seed} --runs 1 --reproduce {property}"),
         None => found_by.to_string(),
     }
 }
@@ -853,7 +910,7 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
             ),
         )
     })?;
-    let scenario = Scenario::load(&scenario_file, &scenarios_root(&scenario_file))?;
+    let scenario = load_file(&scenario_file)?;
     if saved.scenario != scenario.name {
         return Err(field(
             "scenario",
@@ -972,10 +1029,11 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
             action,
             message,
         }) => {
-            outln!(
-                "the model panicked at step {step} ({action:?}): {}",
-                shorten(&message, 500)
-            );
+            let at = match action {
+                Some(action) => format!("at step {step} ({action:?})"),
+                None => format!("listing what can happen after step {step}"),
+            };
+            outln!("the model panicked {at}: {}", shorten(&message, 500));
             Ok(ExitCode::from(1))
         }
         Some(Stop::Diverged { step, action }) => {

@@ -17,11 +17,29 @@ pub fn physical_bytes() -> Option<u64> {
     kib_field(&std::fs::read_to_string("/proc/meminfo").ok()?, "MemTotal:")
 }
 
-/// The memory budget a search gets unless told otherwise: half the machine,
-/// and no more than 8 GiB, so that a check never takes the machine down with it.
+/// The memory the process may use: the machine's, or less where a control
+/// group limits it (a container), as cgroup v2 or v1 says.
+pub fn available_bytes() -> Option<u64> {
+    let limit = [
+        "/sys/fs/cgroup/memory.max",
+        "/sys/fs/cgroup/memory/memory.limit_in_bytes",
+    ]
+    .iter()
+    .filter_map(|file| std::fs::read_to_string(file).ok())
+    .filter_map(|text| text.trim().parse::<u64>().ok())
+    .min();
+    match (physical_bytes(), limit) {
+        (Some(physical), Some(limit)) => Some(physical.min(limit)),
+        (physical, limit) => physical.or(limit),
+    }
+}
+
+/// The memory budget a search gets unless told otherwise: half of what the
+/// process may use ([`available_bytes`]), and no more than 8 GiB, so that a
+/// check never takes the machine (or its container) down with it.
 pub fn default_budget() -> u64 {
     const CAP: u64 = 8 << 30;
-    physical_bytes().map_or(CAP, |total| (total / 2).min(CAP))
+    available_bytes().map_or(CAP, |total| (total / 2).min(CAP))
 }
 
 /// `VmRSS:     1234 kB` -> 1234 * 1024.
@@ -105,7 +123,9 @@ mod tests {
             let resident = resident_bytes().expect("VmRSS in /proc/self/status");
             assert!(resident > 0);
             assert!(physical_bytes().expect("MemTotal") > resident);
-            assert!(default_budget() <= 8 << 30);
+            let available = available_bytes().expect("a machine has memory");
+            assert!(available <= physical_bytes().unwrap());
+            assert_eq!(default_budget(), (available / 2).min(8 << 30));
         }
     }
 

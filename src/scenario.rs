@@ -698,7 +698,7 @@ pub struct CheckOptions {
     pub bfs: bool,
     /// Checker threads; 0 or 1 is one thread (deterministic counts and traces).
     pub threads: usize,
-    /// Stop exploring below this depth.
+    /// Check no path longer than this many steps (at least 1).
     pub max_depth: Option<usize>,
     /// Stop after about this many states.
     pub max_states: Option<usize>,
@@ -802,7 +802,10 @@ impl WorldTask for CheckTask<'_> {
             .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
             .threads(options.threads.max(1));
         if let Some(depth) = options.max_depth {
-            builder = builder.target_max_depth(depth);
+            // stateright counts a path's states (the initial one is depth 1)
+            // and skips, unchecked, a state at its target depth: checking
+            // every path of `depth` steps takes a target of `depth + 2`.
+            builder = builder.target_max_depth(depth + 2);
         }
         if let Some(states) = options.max_states {
             builder = builder.target_state_count(states);
@@ -810,19 +813,24 @@ impl WorldTask for CheckTask<'_> {
         if let Some(timeout) = options.timeout {
             builder = builder.timeout(timeout);
         }
-        let checker: Box<dyn Checker<World<R>>> = if options.bfs {
+        let mut checker: Box<dyn Checker<World<R>>> = if options.bfs {
             Box::new(builder.spawn_bfs())
         } else {
             Box::new(builder.spawn_dfs())
         };
+        // Watch the workers themselves, not `is_done`: stateright calls a
+        // search done once every property has a discovery, while the
+        // workers go on exploring every state, and the limits must hold
+        // until the last of them stops.
+        let handles = checker.handles();
         let mut stopped = None;
-        while !checker.is_done() {
+        while !handles.iter().all(std::thread::JoinHandle::is_finished) {
             let memory = crate::memory::resident_bytes();
             if let Some(report) = options.progress {
                 report(&Progress {
                     states: checker.state_count(),
                     unique_states: checker.unique_state_count(),
-                    max_depth: checker.max_depth(),
+                    max_depth: steps(checker.max_depth()),
                     elapsed: started.elapsed(),
                     memory,
                 });
@@ -844,9 +852,8 @@ impl WorldTask for CheckTask<'_> {
                 Duration::from_millis(200).min(started.elapsed() / 4 + Duration::from_millis(1)),
             );
         }
-        let mut checker = checker;
         let mut thread_panic = None;
-        for handle in checker.handles() {
+        for handle in handles {
             if let Err(payload) = handle.join() {
                 thread_panic = Some(panic_message(payload.as_ref()));
             }
@@ -871,7 +878,7 @@ impl WorldTask for CheckTask<'_> {
                 .or_else(|| {
                     options
                         .max_depth
-                        .filter(|&depth| checker.max_depth() >= depth)
+                        .filter(|&depth| steps(checker.max_depth()) > depth)
                         .map(|_| Limit::Depth)
                 })
                 .or_else(|| {
@@ -943,13 +950,19 @@ impl WorldTask for CheckTask<'_> {
         Outcome {
             unique_states: checker.unique_state_count(),
             states: checker.state_count(),
-            max_depth: checker.max_depth(),
+            // The deepest path checked: a path the depth limit cut was not.
+            max_depth: steps(checker.max_depth()).min(options.max_depth.unwrap_or(usize::MAX)),
             elapsed: started.elapsed(),
             stopped,
             properties: outcomes,
             panic,
         }
     }
+}
+
+/// The steps of a path stateright measures in states (the initial one is 1).
+fn steps(depth: usize) -> usize {
+    depth.saturating_sub(1)
 }
 
 /// Whether the process holds more memory than the search may.
@@ -1177,8 +1190,8 @@ impl PropertyOutcome {
 pub struct Outcome {
     pub unique_states: usize,
     pub states: usize,
-    /// The deepest path the search explored, in steps (not a
-    /// counterexample's length: see each trace).
+    /// The deepest path the search checked, in steps (actions from the
+    /// initial state; not a counterexample's length: see each trace).
     pub max_depth: usize,
     /// The whole time, shortest-counterexample searches included.
     pub elapsed: Duration,

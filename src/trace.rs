@@ -117,10 +117,11 @@ pub struct Replayed<S> {
 pub enum Stop {
     /// Action number `step` (from 1) is not enabled where the replay got to.
     Diverged { step: usize, action: Action },
-    /// Taking action number `step` made the world panic.
+    /// Taking action number `step` made the world panic; or, with no
+    /// action, listing the actions enabled after step `step` did.
     Panicked {
         step: usize,
-        action: Action,
+        action: Option<Action>,
         message: String,
     },
 }
@@ -141,7 +142,7 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::St
                     Refusal::NotEnabled => Stop::Diverged { step, action },
                     Refusal::Panicked(message) => Stop::Panicked {
                         step,
-                        action,
+                        action: Some(action),
                         message,
                     },
                 };
@@ -158,11 +159,16 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::St
         });
         state = next;
     }
-    Replayed {
-        steps,
-        state,
-        stop: None,
-    }
+    // The world may panic listing what can happen next, too.
+    let stop = world
+        .enabled_caught(&state, &mut Vec::new())
+        .err()
+        .map(|message| Stop::Panicked {
+            step: actions.len(),
+            action: None,
+            message,
+        });
+    Replayed { steps, state, stop }
 }
 
 /// Whether `state` is a discovery for `property`: a counterexample to an

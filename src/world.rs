@@ -420,15 +420,23 @@ impl<R: Recipe> World<R> {
         let history = &mut state.history;
         match observation {
             Observation::Acquired { token, role } => {
+                let (node, grant) = history.nodes[client]
+                    .clone()
+                    .expect("a client holds by a node the server created for it");
+                // The token is the sequence number of the node it holds by,
+                // which must be the last it created.
+                let suffix = node.name().get(node.name().len().saturating_sub(10)..);
+                assert_eq!(
+                    suffix.and_then(|digits| digits.parse::<Token>().ok()),
+                    Some(token),
+                    "c{client} holds by {node}, the last node it created"
+                );
                 history.acquisitions += 1;
                 history.holding[client] = Some(Tenure {
                     index: history.acquisitions,
                     token,
                     role,
-                    grant: history.nodes[client]
-                        .as_ref()
-                        .expect("a client holds by a node the server created for it")
-                        .1,
+                    grant,
                 });
             }
             Observation::Released | Observation::Suspended | Observation::Lost => {

@@ -624,6 +624,15 @@ fn a_trace_replays_from_anywhere_in_the_project_and_is_never_overwritten() {
     expect_code(&again, 0, "the same check again");
     assert_eq!(sorted_file_names(&out).len(), 8);
     assert!(!again.stderr.contains("is taken"), "{}", again.stderr);
+    assert!(
+        again.stderr.contains(&format!(
+            "note: replacing {}",
+            out.join("lock__guid_pause_expire__mutual_exclusion.json")
+                .display()
+        )),
+        "{}",
+        again.stderr
+    );
 }
 
 #[test]
@@ -761,6 +770,7 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
                     "name",
                     "proven",
                     "seed",
+                    "shortest",
                     "steps",
                     "trace"
                 ]
@@ -779,9 +789,11 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
                     "{name} {p}"
                 );
                 assert_eq!(property["steps"], snap.counterexample(p).len());
+                assert_eq!(property["shortest"], true);
             } else {
                 assert_eq!(property["trace"], Value::Null, "{name} {p}");
                 assert_eq!(property["steps"], Value::Null, "{name} {p}");
+                assert_eq!(property["shortest"], Value::Null, "{name} {p}");
             }
         }
     }
@@ -1257,7 +1269,9 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
     assert_eq!(trace["verdict"], "violated");
     assert_eq!(
         trace["found_by"],
-        format!("simulate {PAUSE_EXPIRE} --max-depth 200 --seed {seed} --runs 1")
+        format!(
+            "simulate {PAUSE_EXPIRE} --max-depth 200 --seed {seed} --runs 1 --reproduce mutual_exclusion"
+        )
     );
     assert_eq!(strings(&trace["steps"]), seed_steps);
     let by_trace = zoocheck(["replay".as_ref(), json_path.as_os_str()]);
@@ -1620,14 +1634,21 @@ fn a_timeout_that_is_not_a_duration_exits_2_without_panicking() {
 fn a_search_stops_cleanly_at_its_memory_budget() {
     // REGRESSION: the search had no memory limit; a big enough question grew
     // until the allocator aborted it (exit 134) with no result at all.
+    // Breadth first holds about a kilobyte a state: 100M stops it partway.
     let run = zoocheck([
         "check",
+        "--bfs",
         "--max-memory",
-        "1M",
+        "100M",
         "tests/fixtures/large_3_clients_disconnect.toml",
     ]);
-    expect_code(&run, 3, "check --max-memory 1M");
+    expect_code(&run, 3, "check --bfs --max-memory 100M");
     let table = rows(&run, CHECK_HEADER);
+    assert!(
+        table[0].count > 10_000,
+        "stopped at the start: {}",
+        table[0].count
+    );
     assert!(table[0].count < 822_388, "the whole space was searched");
     assert_eq!(table[0].actual, "holds?");
     assert!(
@@ -1643,6 +1664,16 @@ fn a_search_stops_cleanly_at_its_memory_budget() {
     for size in ["0", "lots", "-1G"] {
         let run = zoocheck(["check", "--max-memory", size, TWO_CLIENTS]);
         expect_code(&run, 2, &format!("--max-memory {size}"));
+    }
+    // Limits of 0 meant none to stateright, yet were reported incomplete.
+    for flag in ["--max-depth", "--max-states"] {
+        let run = zoocheck(["check", flag, "0", TWO_CLIENTS]);
+        expect_code(&run, 2, &format!("{flag} 0"));
+        assert!(
+            run.stderr.contains("expected a whole number from 1"),
+            "{}",
+            run.stderr
+        );
     }
 }
 

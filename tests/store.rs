@@ -1184,6 +1184,51 @@ fn counter_stuck_on_a_name_collision() {
 }
 
 #[test]
+fn creation_order_unwraps_the_counter_and_follows_czxid() {
+    // Width 2: the names go 0, 1, -2, -1, 0, 1 ... (each deleted before the
+    // name comes round again); their places in the create order go on
+    // counting, as their czxids do, and a failed create takes none.
+    let mut store = Store::new(StoreConfig {
+        sequence_bits: 2,
+        child_order: ChildOrder::Hashed,
+    });
+    let s = store.open_session();
+    mk(&mut store, s, "/l");
+    let mut place = 0u64;
+    let mut last_czxid = 0;
+    let mut names = Vec::new();
+    for round in 0..9 {
+        let name = create(&mut store, s, "/l/lock-", PersistentSequential).unwrap();
+        let path = Path::new(&name);
+        assert_eq!(store.creation_order(&path), Some(place), "{name}");
+        let czxid = store.stat(&path).unwrap().czxid;
+        assert!(czxid > last_czxid, "{name}");
+        last_czxid = czxid;
+        place += 1;
+        names.push(name.clone());
+        delete(&mut store, s, &name, -1);
+        // Any child create advances the counter, a failed one does not.
+        if round == 4 {
+            assert_eq!(create(&mut store, s, "/l/x", Persistent), Ok("/l/x".into()));
+            assert!(create(&mut store, s, "/l/x", Persistent).is_err());
+            delete(&mut store, s, "/l/x", -1);
+            place += 1;
+        }
+    }
+    assert_eq!(
+        names[..5],
+        [
+            "/l/lock-0000000000",
+            "/l/lock-0000000001",
+            "/l/lock--000000002",
+            "/l/lock--000000001",
+            "/l/lock-0000000000"
+        ]
+    );
+    assert_eq!(store.creation_order(&Path::new("/l/plain")), None);
+}
+
+#[test]
 fn wrapped_counter_gets_stuck_on_the_first_name_again() {
     // Width 2: 0, 1, -2, -1, then 0 collides with the live lock-0000000000.
     let mut store = Store::new(StoreConfig {

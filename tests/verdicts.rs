@@ -110,7 +110,7 @@ fn a_panic_in_a_recipe_is_reported_with_a_trace_that_replays_to_it() {
         replayed.stop,
         Some(Stop::Panicked {
             step: 3,
-            action: Action::Deliver(1),
+            action: Some(Action::Deliver(1)),
             message: "c1 cannot read its reply".into()
         })
     );
@@ -171,4 +171,108 @@ fn a_replay_takes_only_enabled_actions_and_never_panics() {
         })
     );
     assert_eq!(replayed.steps.len(), 1);
+}
+
+/// Each client creates a node per command, in turn: a space that grows fast
+/// with the scripts, whose properties are all found early.
+#[derive(Clone, Debug)]
+struct Scribbler {
+    dir: Path,
+}
+
+impl Recipe for Scribbler {
+    /// Nodes written, and whether a create is on its way.
+    type State = (u8, bool);
+    type Command = ();
+
+    fn init(&self, _me: Incarnation) -> (u8, bool) {
+        (0, false)
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut (u8, bool), input: Input<()>, out: &mut Effects) {
+        match input {
+            Input::Command(()) => {
+                state.1 = true;
+                out.send(Op::Create {
+                    path: self.dir.child(&format!("c{}-", me.client)),
+                    data: None,
+                    mode: CreateMode::PersistentSequential,
+                });
+            }
+            Input::Reply { .. } => *state = (state.0 + 1, false),
+            _ => {}
+        }
+    }
+
+    fn is_busy(&self, state: &(u8, bool)) -> bool {
+        state.1
+    }
+
+    fn is_waiting(&self, _state: &(u8, bool)) -> bool {
+        false
+    }
+
+    fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    fn claims(&self, _state: &(u8, bool), _name: &str) -> bool {
+        true
+    }
+}
+
+fn someone_wrote(_: &World<Scribbler>, state: &WorldState<(u8, bool)>) -> bool {
+    state.processes.iter().any(|process| process.recipe.0 > 0)
+}
+
+/// Violated early; stateright expands only the states where it holds, which
+/// are most of them.
+fn c1_writes_at_most_once(_: &World<Scribbler>, state: &WorldState<(u8, bool)>) -> bool {
+    state.processes[1].recipe.0 <= 1
+}
+
+#[test]
+fn limits_hold_after_every_property_is_found() {
+    // REGRESSION: the search was watched only until stateright called it
+    // done, which it does once every property has a discovery; the workers
+    // went on exploring every state with no time or memory limit kept.
+    let world = World {
+        recipe: Scribbler {
+            dir: Path::new("/scribbles"),
+        },
+        scripts: vec![vec![(); 5]; 3],
+        budget: FaultBudget::default(),
+        expire_anytime: false,
+        store: StoreConfig::default(),
+        properties: || {
+            vec![
+                Property::always("c1_writes_at_most_once", c1_writes_at_most_once),
+                Property::sometimes("someone_wrote", someone_wrote),
+            ]
+        },
+        control: None,
+    };
+    let expect = [
+        ("c1_writes_at_most_once", Verdict::Violated),
+        ("someone_wrote", Verdict::Reached),
+    ];
+    let whole = check_world(world.clone(), &CheckOptions::default(), &expect);
+    assert!(whole.complete());
+    assert_eq!(whole.unique_states, 692_504, "pin the space");
+    let cut = check_world(
+        world,
+        &CheckOptions {
+            timeout: Some(std::time::Duration::from_millis(50)),
+            ..CheckOptions::default()
+        },
+        &expect,
+    );
+    assert_eq!(cut.stopped, Some(zoocheck::scenario::Limit::Time));
+    assert!(
+        cut.unique_states < whole.unique_states,
+        "{} of {}",
+        cut.unique_states,
+        whole.unique_states
+    );
+    assert_eq!(cut.judgement(), Judgement::Met, "what was found is proven");
 }

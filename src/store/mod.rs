@@ -596,9 +596,10 @@ impl Store {
     /// Where the sequential node `path` stands in its parent's create order:
     /// its sequence number as it would be if the counter did not wrap, which
     /// orders nodes as their czxids do. `None` for a path with no parent or
-    /// no sequence suffix. Exact for a node among the last
-    /// 2^[`StoreConfig::sequence_bits`] creates under its parent (asked right
-    /// after the create, as the world does, it always is).
+    /// no sequence suffix. It is computed from the name and the parent's
+    /// count, so it is exact for a node among the last
+    /// 2^[`StoreConfig::sequence_bits`] creates under its parent: asked right
+    /// after the create, as the world does, it always is.
     pub fn creation_order(&self, path: &Path) -> Option<u64> {
         let (parent, name) = path.split()?;
         let creates = self.nodes.get(&parent)?.child_creates_unwrapped;
