@@ -24,15 +24,18 @@
 //!   ([`OnChange::Relist`]).
 //!
 //! The property ([`highest_priority_first`]) is judged on what a consumer
-//! acted on, at the moment it chose an item (sent the first request of
+//! was told, at the moment it chose an item (sent the first request of
 //! taking it, [`Observation::Chose`]): it fails if, then, an item that
 //! outranks the chosen one was queued and the consumer knew of it, because
-//! it was in the listing the consumer chose from, or because a watch event
-//! had told the consumer the queue changed since that listing (the seed's
-//! "invalidate previously obtained children lists if a watch notification
-//! triggers"). It is no stronger: an item put after the consumer's listing,
-//! of which no event has reached it yet, is one it cannot know of, whatever
-//! it does; and an event that arrives after the choice cannot undo it.
+//! it was in the latest listing the consumer had read, or because a watch
+//! event had told the consumer the queue changed since that listing (the
+//! seed's "invalidate previously obtained children lists if a watch
+//! notification triggers"): a listing then would show every item queued.
+//! What the consumer was told the world keeps from what it delivered
+//! ([`crate::world::Knowledge`]), not from the recipe's own account. The
+//! property is no stronger: an item put after the consumer's listing, of
+//! which no event has reached it yet, is one it cannot know of, whatever it
+//! does; and an event that arrives after the choice cannot undo it.
 
 use stateright::Property;
 
@@ -125,6 +128,10 @@ impl Recipe for PriorityQueue {
 
     fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
         self.queue.served(op, result)
+    }
+
+    fn ranks(&self) -> bool {
+        true
     }
 
     fn outranks(&self, name: &str, than: &str) -> bool {

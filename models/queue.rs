@@ -230,9 +230,6 @@ pub struct State {
     /// The priority queue: the latest listing read, in order, whether or not
     /// it is the one served.
     pub listing: Vec<Arc<str>>,
-    /// The priority queue: a watch event told it the queue changed since it
-    /// read [`State::listing`].
-    pub told_of_change: bool,
     /// The priority queue: some take took an item ahead of an older one of
     /// lower priority in its listing.
     pub jumped: bool,
@@ -248,7 +245,6 @@ impl State {
             take: Take::Idle,
             batch: Vec::new(),
             listing: Vec::new(),
-            told_of_change: false,
             jumped: false,
         }
     }
@@ -280,9 +276,6 @@ impl std::fmt::Debug for State {
         }
         if !self.listing.is_empty() && self.listing != self.batch {
             parts.push(format!("listed {}", list(&self.listing)));
-        }
-        if self.told_of_change {
-            parts.push("told of a change".to_string());
         }
         if parts.is_empty() {
             parts.push("idle".to_string());
@@ -421,11 +414,7 @@ impl Queue {
         }
         let node = state.batch.remove(0);
         if self.record_listing {
-            out.observe(Observation::Chose {
-                node: node.clone(),
-                listed_above: passed_over(&state.listing, &node),
-                told_of_change: state.told_of_change,
-            });
+            out.observe(Observation::Chose { node: node.clone() });
         }
         state.take = Take::Reading(node.clone());
         out.send(Op::GetData {
@@ -561,7 +550,6 @@ impl Queue {
         let items = order(names, self.sorted);
         if self.record_listing {
             state.listing = items.clone();
-            state.told_of_change = false;
         }
         if state.take != Take::Listing {
             // The `Relist` knob's listing, read beside the list it serves.
@@ -692,9 +680,6 @@ impl Queue {
     fn on_watch(&self, state: &mut State, kind: EventType, out: &mut Effects) {
         if kind != EventType::NodeChildrenChanged || state.dead {
             return;
-        }
-        if self.record_listing {
-            state.told_of_change = true;
         }
         if state.take == Take::Waiting {
             self.list(state, out);

@@ -127,16 +127,10 @@ pub enum Observation {
     /// The client took `item` off the queue (its delete succeeded) and hands
     /// it to the application.
     Consumed { item: Item },
-    /// A priority-queue consumer chose the node `node` to take (it sent the
-    /// first request of taking it), with what it knew: the names of the
-    /// listing it chose from that outrank `node` ([`Recipe::outranks`]), and
-    /// whether it had been told (a watch event read since that listing) that
-    /// the queue changed.
-    Chose {
-        node: Arc<str>,
-        listed_above: Vec<Arc<str>>,
-        told_of_change: bool,
-    },
+    /// A consumer chose the node `node` of [`Recipe::directory`] to take (it
+    /// sent the first request of taking it). What it knew then the world
+    /// knows from what it delivered ([`crate::world::Knowledge`]).
+    Chose { node: Arc<str> },
     /// A two-phase-commit site voted to commit or to abort.
     Voted { commit: bool },
     /// A two-phase-commit participant decided the transaction's outcome.
@@ -273,9 +267,16 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     }
 
     /// Whether the node named `name` in [`Recipe::directory`] is to be taken
-    /// before `than` (a priority queue's higher priority); nothing outranks
-    /// anything by default.
+    /// before `than` (a priority queue's higher priority). A recipe whose
+    /// nodes can outrank one another has the world keep what each client
+    /// was told of the directory ([`crate::world::Knowledge`]) to judge its
+    /// choices ([`Observation::Chose`]); by default nothing outranks anything.
     fn outranks(&self, _name: &str, _than: &str) -> bool {
+        false
+    }
+
+    /// Whether the recipe's nodes can outrank one another ([`Recipe::outranks`]).
+    fn ranks(&self) -> bool {
         false
     }
 }

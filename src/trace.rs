@@ -356,6 +356,16 @@ fn ledger<S>(
     let mut out = String::new();
     let (was, is) = (&before.history.queue, &after.history.queue);
     let mut consumed = was.consumed;
+    let told = |state: &WorldState<S>| {
+        state
+            .history
+            .knowledge
+            .get(c)
+            .is_some_and(|knew| knew.told_of_change)
+    };
+    if told(after) && !told(before) {
+        out.push_str("; told of a change since its listing");
+    }
     let mut inverted = before.history.priority_inverted;
     for (_, observation) in observed.iter().filter(|(client, _)| *client == c) {
         match observation {
@@ -366,13 +376,16 @@ fn ledger<S>(
                 }
                 consumed |= item.bit();
             }
-            Observation::Chose {
-                node,
-                told_of_change,
-                ..
-            } if !inverted && after.history.priority_inverted => {
+            Observation::Chose { node } if !inverted && after.history.priority_inverted => {
                 inverted = true;
-                let why = if *told_of_change {
+                // What it was told when it chose: no later input of this
+                // step is a listing or an event.
+                let told = after
+                    .history
+                    .knowledge
+                    .get(c)
+                    .is_some_and(|knew| knew.told_of_change);
+                let why = if told {
                     "it was told the queue changed since its listing"
                 } else {
                     "its listing shows it"

@@ -40,7 +40,9 @@ use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Item, Observation, Recipe, Role, Token,
 };
-use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
+use crate::store::{
+    CreateMode, EventType, Notification, Op, Path, Response, SessionId, StoreConfig,
+};
 
 /// Whether a client's process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -196,9 +198,12 @@ pub struct History {
     /// bit each ([`History::incarnation_bit`]).
     pub joined: u16,
     pub queue: QueueLog,
-    /// A priority-queue consumer chose an item while one that outranks it
-    /// was queued and the consumer knew of it: listed, or told the queue
-    /// changed since its listing and not listed again
+    /// What each client was told of the directory, for a recipe whose nodes
+    /// rank ([`Recipe::ranks`]; empty otherwise).
+    pub knowledge: Vec<Knowledge>,
+    /// A consumer chose an item while one that outranks it was queued and
+    /// the consumer knew of it: in its latest listing, or after a watch
+    /// event had told it the queue changed since that listing
     /// ([`Observation::Chose`]).
     pub priority_inverted: bool,
     /// Two-phase commit: the sites' votes and everyone's decisions.
@@ -207,8 +212,13 @@ pub struct History {
 }
 
 impl History {
-    fn new(clients: usize) -> History {
+    fn new(clients: usize, ranks: bool) -> History {
         History {
+            knowledge: if ranks {
+                vec![Knowledge::default(); clients]
+            } else {
+                Vec::new()
+            },
             holding: vec![None; clients],
             nodes: vec![None; clients],
             acquisitions: 0,
@@ -228,6 +238,17 @@ impl History {
     pub fn incarnation_bit(me: Incarnation) -> u16 {
         1 << (me.client * 4 + usize::from(me.restarts.min(3)))
     }
+}
+
+/// What a client was told of the recipe's directory, as the world delivered
+/// it: the latest listing it read, and whether a watch event told it the
+/// directory changed since. Kept by the world, not the recipe, so that a
+/// recipe's choices are judged on what it was told, not on what it says it
+/// knew.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Knowledge {
+    pub listing: Vec<Arc<str>>,
+    pub told_of_change: bool,
 }
 
 /// A state of the world.
@@ -381,6 +402,7 @@ impl<R: Recipe> World<R> {
         let mut pending: Vec<Input<R::Command>> = inputs.into_iter().collect();
         pending.reverse();
         while let Some(input) = pending.pop() {
+            self.learn(state, client, &input);
             let mut effects = Effects::default();
             self.recipe
                 .handle(me, &mut state.processes[client].recipe, input, &mut effects);
@@ -393,6 +415,30 @@ impl<R: Recipe> World<R> {
             }
             // `pending` is reversed (the next input is last): queue at the front.
             pending.splice(0..0, answered.into_iter().rev().map(Input::from));
+        }
+    }
+
+    /// Keeps what `input` tells client `client` of the directory
+    /// ([`Knowledge`]), for a recipe whose nodes rank.
+    fn learn(&self, state: &mut WorldState<R::State>, client: ClientId, input: &Input<R::Command>) {
+        let dir = self.recipe.directory();
+        let Some(knew) = state.history.knowledge.get_mut(client) else {
+            return;
+        };
+        match input {
+            Input::Reply {
+                op: Op::GetChildren { path, .. },
+                result: Ok(Response::Children { names, .. }),
+            } if path == dir => {
+                knew.listing = names.clone();
+                knew.told_of_change = false;
+            }
+            Input::Watch(event)
+                if event.kind == EventType::NodeChildrenChanged && event.path == *dir =>
+            {
+                knew.told_of_change = true;
+            }
+            _ => {}
         }
     }
 
@@ -457,20 +503,18 @@ impl<R: Recipe> World<R> {
             }
             Observation::Enqueued { item } => history.queue.enqueued |= item.bit(),
             Observation::Consumed { item } => history.queue.consume(client, item),
-            Observation::Chose {
-                node,
-                listed_above,
-                told_of_change,
-            } => {
+            Observation::Chose { node } => {
+                let Some(knew) = history.knowledge.get(client) else {
+                    return;
+                };
                 let store = &state.net.store;
                 let dir = self.recipe.directory();
-                let queued = |name: &str| store.exists(&dir.child(name));
-                let inverted = listed_above.iter().any(|name| queued(name))
-                    || (told_of_change
-                        && store
-                            .children(dir)
-                            .iter()
-                            .any(|name| self.recipe.outranks(name, &node)));
+                let outranks = |name: &Arc<str>| self.recipe.outranks(name, &node);
+                let inverted = knew
+                    .listing
+                    .iter()
+                    .any(|name| outranks(name) && store.exists(&dir.child(name)))
+                    || (knew.told_of_change && store.children(dir).iter().any(outranks));
                 state.history.priority_inverted |= inverted;
             }
             Observation::Voted { commit } => history.votes.record(client, commit),
@@ -898,7 +942,7 @@ impl<R: Recipe> Model for World<R> {
             processes,
             dead_sessions: BTreeSet::new(),
             spent: FaultBudget::default(),
-            history: History::new(clients),
+            history: History::new(clients, self.recipe.ranks()),
         }]
     }
 

@@ -716,13 +716,7 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
     let mut out = Effects::default();
     pq(priority_queue::Variant::Fresh).handle(ME, &mut state, children_changed(), &mut out);
     assert_eq!(out, nothing());
-    assert_eq!(
-        state,
-        State {
-            told_of_change: true,
-            ..consumer(reading(LOW), &[])
-        }
-    );
+    assert_eq!(state, consumer(reading(LOW), &[]));
 
     // The stale batch lists again and keeps its list; the listing is
     // recorded beside it, not served.
@@ -731,13 +725,7 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
     let mut out = Effects::default();
     stale.handle(ME, &mut state, children_changed(), &mut out);
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
-    assert_eq!(
-        state,
-        State {
-            told_of_change: true,
-            ..start()
-        }
-    );
+    assert_eq!(state, start());
     let mut out = Effects::default();
     let listing = children(&["queue-01-0000000000", "queue-00-0000000001"]);
     stale.handle(
@@ -1024,15 +1012,14 @@ fn a_priority_take_records_whether_it_jumped() {
 }
 
 #[test]
-fn a_priority_consumer_reports_what_it_knew_when_it_chose() {
+fn a_priority_consumer_reports_its_choice() {
     let low_old = "c0.0-queue-01-0000000000";
     let high = "c0.2-queue-00-0000000002";
     let low_new = "c0.1-queue-01-0000000001";
-    // A stale batch: its listing shows the high item, and it was told of a
-    // change since; it chooses the next name of its batch all the same.
+    // A stale batch chooses the next name of its batch, whatever its
+    // listing shows; what it was told is the world's to judge.
     let mut state = State {
         listing: names(&[high, low_old, low_new]),
-        told_of_change: true,
         ..consumer(Take::Idle, &[low_new])
     };
     let out = pq_run(
@@ -1044,29 +1031,9 @@ fn a_priority_consumer_reports_what_it_knew_when_it_chose() {
     assert_eq!(
         out.observations,
         [Observation::Chose {
-            node: Arc::from(low_new),
-            listed_above: names(&[high]),
-            told_of_change: true,
+            node: Arc::from(low_new)
         }]
     );
-    // A notification tells it of a change; its next listing is news again.
-    let mut state = consumer(reading(low_old), &[]);
-    pq_run(
-        priority_queue::Variant::Fresh,
-        &mut state,
-        children_changed(),
-    );
-    assert!(state.told_of_change);
-    state.take = Take::Listing;
-    pq_run(
-        priority_queue::Variant::Fresh,
-        &mut state,
-        Input::Reply {
-            op: list_op(true),
-            result: children(&[high]),
-        },
-    );
-    assert!(!state.told_of_change);
     // The plain queue never reports a choice.
     let mut state = consumer(Take::Idle, &[low_new]);
     let mut out = Effects::default();
@@ -1236,7 +1203,7 @@ fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
     // The high item arrives; its notification reaches c1 before the data.
     let state = walk(&world, state, &round(0));
     let state = walk(&world, state, &[Action::Serve(1), Action::Deliver(1)]);
-    assert!(state.processes[1].recipe.told_of_change);
+    assert!(state.history.knowledge[1].told_of_change);
     // c1 lists again to keep its watch, reads the data, deletes, and takes
     // the low item: chosen before it knew of the high one.
     let state = walk(&world, state, &[Action::Deliver(1)]);
@@ -1282,7 +1249,11 @@ fn world_stale_batch_chooses_from_its_old_list_after_being_told_of_a_change() {
         ],
     );
     assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
-    assert!(state.processes[1].recipe.told_of_change);
+    // The world, not the recipe, knows what c1 was told: the two low items,
+    // then a change it has not listed again for.
+    let knew = &state.history.knowledge[1];
+    assert_eq!(knew.listing.len(), 2);
+    assert!(knew.told_of_change);
     assert!(highest_priority_first(&world, &state));
     // Its next take serves the old list while the high item is queued.
     let state = walk(&world, state, &[Action::Invoke(1)]);
