@@ -703,9 +703,7 @@ impl<R: Recipe> World<R> {
         if !enabled.contains(action) {
             return Err(Refusal::NotEnabled);
         }
-        caught(|| self.step(state, action))
-            .map_err(Refusal::Panicked)?
-            .ok_or(Refusal::NotEnabled)
+        self.step_caught(state, action)
     }
 
     /// [`World::try_step`], with what the recipes observed in the step, in
