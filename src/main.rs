@@ -342,8 +342,7 @@ fn canonical(path: &Path) -> PathBuf {
 /// The `scenarios` directory a path is in (its name is the path below it),
 /// else the directory itself, or a file's directory.
 fn scenarios_root(path: &Path) -> PathBuf {
-    path.ancestors()
-        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+    zoocheck::scenario::scenarios_dir(path)
         .map(Path::to_path_buf)
         .unwrap_or_else(|| {
             if path.is_dir() {

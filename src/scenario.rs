@@ -124,6 +124,13 @@ pub fn quoted(text: &str, max: usize) -> String {
     }
 }
 
+/// The nearest `scenarios` directory `path` is in, if any: scenario names
+/// are paths below it, and a project's directory is the one holding it.
+pub fn scenarios_dir(path: &FsPath) -> Option<&FsPath> {
+    path.ancestors()
+        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+}
+
 /// Reads a file zoocheck was given: only a regular file (a FIFO or a device
 /// would hang or never end), of at most [`FILE_LEN_MAX`] bytes, in UTF-8
 /// (else the line and byte offset of the first bad byte).
@@ -919,6 +926,7 @@ impl WorldTask for CheckTask<'_> {
             }),
             (None, None) => None,
         };
+        let complete = stopped.is_none() && !panicked;
         let discoveries = checker.discoveries();
         let outcomes = properties
             .iter()
@@ -943,7 +951,6 @@ impl WorldTask for CheckTask<'_> {
                         _ => Trace::replay(&world, property, &found),
                     }
                 });
-                let complete = stopped.is_none() && !panicked;
                 PropertyOutcome::judge(property, self.expect, trace, None, complete)
             })
             .collect();

@@ -155,7 +155,7 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::St
         };
         steps.push(Step {
             action: format!("{action:?}"),
-            text: describe_observed(world, &state, action, &next, &observed),
+            text: describe(world, &state, action, &next, &observed),
         });
         state = next;
     }
@@ -461,22 +461,9 @@ fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
     out
 }
 
-/// One step in words.
+/// One step in words, given what the recipes observed in it
+/// ([`World::try_step_observed`]).
 pub fn describe<R: Recipe>(
-    world: &World<R>,
-    before: &WorldState<R::State>,
-    action: &Action,
-    after: &WorldState<R::State>,
-) -> String {
-    let observed = world
-        .try_step_observed(before, action)
-        .map(|(_, observed)| observed)
-        .unwrap_or_default();
-    describe_observed(world, before, action, after, &observed)
-}
-
-/// One step in words, given what the recipes observed in it.
-fn describe_observed<R: Recipe>(
     world: &World<R>,
     before: &WorldState<R::State>,
     action: &Action,
@@ -594,9 +581,7 @@ pub const TRACE_FORMAT: &str = "zoocheck-trace/1";
 /// directory is named by its absolute path.
 pub fn stored_path(file: &std::path::Path) -> PathBuf {
     let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    absolute
-        .ancestors()
-        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+    crate::scenario::scenarios_dir(&absolute)
         .and_then(|scenarios| scenarios.parent())
         .and_then(|project| absolute.strip_prefix(project).ok())
         .map(std::path::Path::to_path_buf)
@@ -657,10 +642,11 @@ pub fn mermaid<R: Recipe>(world: &World<R>, actions: &[Action]) -> String {
     out.push_str("    participant store\n");
     let mut state = world.init_states().remove(0);
     for action in actions {
-        let Ok(next) = world.try_step(&state, action) else {
+        let Ok((next, observed)) = world.try_step_observed(&state, action) else {
             break;
         };
-        mermaid_step(&mut out, world, &state, action, &next);
+        let text = describe(world, &state, action, &next, &observed);
+        mermaid_step(&mut out, &state, action, &next, &text);
         state = next;
     }
     out
@@ -671,12 +657,13 @@ fn label(text: &str) -> String {
     text.replace(';', ",").replace('#', "").replace('\n', " ")
 }
 
-fn mermaid_step<R: Recipe>(
+/// One step of the diagram; `text` is the step in words.
+fn mermaid_step<S>(
     out: &mut String,
-    world: &World<R>,
-    before: &WorldState<R::State>,
+    before: &WorldState<S>,
     action: &Action,
-    after: &WorldState<R::State>,
+    after: &WorldState<S>,
+    text: &str,
 ) {
     let sends = |out: &mut String, c: usize| {
         for request in sent(before, after, c) {
@@ -687,7 +674,6 @@ fn mermaid_step<R: Recipe>(
         Action::Invoke(c) | Action::Deliver(c) | Action::Reconnect(c) | Action::Resume(c) => {
             // One note per clause of the step's words; the requests it sent
             // are arrows instead.
-            let text = describe(world, before, action, after);
             let prefix = format!("c{c} ");
             for part in text.split("; ").filter(|part| !part.starts_with("sends ")) {
                 let _ = writeln!(
@@ -713,7 +699,6 @@ fn mermaid_step<R: Recipe>(
             notifications(out, before, after, Some(c));
         }
         Action::SessionTimeout(_) | Action::Fault(_) => {
-            let text = describe(world, before, action, after);
             let over = match action {
                 Action::Fault(fault) => format!("c{}", fault.client()),
                 _ => "store".to_string(),
