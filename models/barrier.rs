@@ -57,7 +57,7 @@ use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
 use crate::scenario::Catalogued;
 use crate::store::{ErrorCode, Op, OpResult, Path, Response, ANY_VERSION};
-use crate::world::{Status, World, WorldState};
+use crate::world::{Run, Status, World, WorldState};
 
 /// The barrier node.
 pub const BARRIER: &str = "/barrier";
@@ -104,7 +104,14 @@ pub struct State {
     pub phase: Phase,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:?}", self.phase)
     }
@@ -196,6 +203,10 @@ impl Barrier {
 impl Recipe for Barrier {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State { phase: Phase::Idle }
@@ -401,5 +412,39 @@ mod tests {
                 assert!(!rechecks(variant, Some(event)), "{variant:?} {event:?}");
             }
         }
+    }
+}
+
+/// The barrier's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<Barrier>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let barrier = world.recipe.directory();
+    let in_phase = |phase: Phase| -> Vec<String> {
+        (0..world.clients())
+            .filter(|&c| state.processes[c].recipe.phase == phase)
+            .map(|c| format!("c{c}"))
+            .collect()
+    };
+    match property {
+        "no_early_pass" if !no_early_pass(world, state) => Some(format!(
+            "{} passed while the barrier node {barrier} still exists",
+            properties::and_list(&in_phase(Phase::Passed))
+        )),
+        "waiters_proceed" if !waiters_proceed(world, state) => {
+            let waiting: Vec<String> = (0..world.clients())
+                .filter(|&c| {
+                    state.processes[c].status != Status::Crashed
+                        && world.recipe.is_waiting(&state.processes[c].recipe)
+                })
+                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
+                .collect();
+            Some(format!(
+                "the barrier node {barrier} is gone and nothing but a fault can happen, \
+                 yet {} still {} forever",
+                properties::and_list(&waiting),
+                if waiting.len() == 1 { "waits" } else { "wait" }
+            ))
+        }
+        _ => None,
     }
 }

@@ -30,7 +30,7 @@ use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::scenario::Catalogued;
 use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
-use crate::world::{World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The configuration znode, which the world creates (without data: value 0).
 pub const CONFIG: &str = "/config";
@@ -74,7 +74,14 @@ pub struct State {
     pub updated: bool,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:?}", self.phase)?;
         if self.written > 0 {
@@ -160,6 +167,10 @@ impl Configuration {
 impl Recipe for Configuration {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State {
@@ -283,4 +294,28 @@ mod tests {
         assert_eq!(parse_value(Some(b"2")), Some(2));
         assert_eq!(parse_value(Some(b"x")), None);
     }
+}
+
+/// The configuration's own property broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<Configuration>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    if property != "readers_hold_the_last_value" || readers_hold_the_last_value(world, state) {
+        return None;
+    }
+    let last = state
+        .net
+        .store
+        .data(&world.recipe.config)
+        .and_then(|bytes| parse_value(bytes.as_deref()));
+    let value = |value: Option<u8>| value.map_or("nothing".to_string(), |value| value.to_string());
+    let stale: Vec<String> = (0..world.clients())
+        .filter(|&c| live_reader(state, c) && state.processes[c].recipe.value != last)
+        .map(|c| format!("c{c} holds {}", value(state.processes[c].recipe.value)))
+        .collect();
+    Some(format!(
+        "nothing but a fault can happen and {} holds {}, but {}",
+        world.recipe.config,
+        value(last),
+        crate::properties::and_list(&stale)
+    ))
 }

@@ -138,6 +138,17 @@ pub enum Phase {
     Dead,
 }
 
+/// A phase in a trace's words: its name, and the node watched.
+impl fmt::Display for Phase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Phase::Watching(node) => write!(f, "Watching {node}"),
+            // The other variants carry nothing: their name is their word.
+            other => fmt::Debug::fmt(other, f),
+        }
+    }
+}
+
 /// One client's contender state: where it is, what it is after, and the node
 /// it created (its name).
 #[derive(Clone, PartialEq, Eq, Hash)]
@@ -161,11 +172,22 @@ impl State {
     }
 }
 
-/// Traces print a state on every step: `Listing c0-lock-0000000000`, or the
-/// kind of node being created while it has none yet (`Creating write-`).
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl fmt::Debug for State {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?}", self.phase)?;
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Traces print a state on every step: `Listing c0-lock-0000000000`,
+/// `Watching c0-lock-0000000000 from c1-lock-0000000001`, or the kind of node
+/// being created while it has none yet (`Creating write-`).
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.phase)?;
+        if matches!(self.phase, Phase::Watching(_)) {
+            f.write_str(" from")?;
+        }
         match &self.node {
             Some(node) => write!(f, " {node}"),
             None if !matches!(self.phase, Phase::Idle | Phase::Dead) => {

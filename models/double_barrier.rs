@@ -87,7 +87,7 @@ use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::scenario::{refuse_restarts, Catalogued};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
-use crate::world::{Status, World, WorldState};
+use crate::world::{Run, Status, World, WorldState};
 
 /// The barrier node, `b`.
 pub const BARRIER: &str = "/b";
@@ -145,6 +145,12 @@ pub enum Phase {
 }
 
 impl std::fmt::Debug for Phase {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for Phase {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Phase::Watching(node) => write!(f, "Watching {node}"),
@@ -204,9 +210,16 @@ pub struct State {
     pub ready_seen: bool,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.phase)?;
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.phase)?;
         if self.ready_seen {
             write!(f, ", ready seen")?;
         }
@@ -483,6 +496,10 @@ impl DoubleBarrier {
 impl Recipe for DoubleBarrier {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State {
@@ -785,5 +802,71 @@ mod tests {
         assert_eq!(count(Variant::CountAll, &children), 3);
         assert_eq!(count(Variant::Count, &names(&[READY])), 0);
         assert_eq!(count(Variant::CountAll, &names(&[READY])), 1);
+    }
+}
+
+/// The double barrier's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let recipe = &world.recipe;
+    let phase_of = |c: usize| format!("c{c} ({})", state.processes[c].recipe);
+    match property {
+        "enter_safety" if !enter_safety(world, state) => {
+            let started: Vec<String> = (0..world.clients())
+                .filter(|&c| state.processes[c].recipe.phase.has_started())
+                .map(phase_of)
+                .collect();
+            Some(format!(
+                "{} started computing when only {} of the {} processes the barrier waits for had entered",
+                properties::and_list(&started),
+                state.history.joined.count_ones(),
+                recipe.threshold
+            ))
+        }
+        "leave_safety" if !leave_safety(world, state) => {
+            let store = &state.net.store;
+            let left: Vec<String> = (0..world.clients())
+                .filter(|&c| state.processes[c].recipe.phase == Phase::Left)
+                .map(|c| format!("c{c}"))
+                .collect();
+            let inside: Vec<String> = (0..world.clients())
+                .filter(|&c| {
+                    let process = &state.processes[c];
+                    process.status != Status::Crashed
+                        && process.recipe.phase.has_joined()
+                        && store.exists(&recipe.node(&process.recipe))
+                })
+                .map(|c| {
+                    format!(
+                        "{} with its node {}",
+                        phase_of(c),
+                        recipe.node(&state.processes[c].recipe)
+                    )
+                })
+                .collect();
+            Some(format!(
+                "{} left the barrier while {} {} still in it",
+                properties::and_list(&left),
+                properties::and_list(&inside),
+                if inside.len() == 1 { "is" } else { "are" }
+            ))
+        }
+        "no_deadlock" if !no_deadlock(world, state) => {
+            let waiting: Vec<String> = (0..world.clients())
+                .filter(|&c| {
+                    let process = &state.processes[c];
+                    process.status != Status::Crashed
+                        && process.recipe.phase != Phase::Dead
+                        && recipe.is_waiting(&process.recipe)
+                })
+                .map(phase_of)
+                .collect();
+            Some(format!(
+                "nothing but a fault can happen and {} still {} forever",
+                properties::and_list(&waiting),
+                if waiting.len() == 1 { "waits" } else { "wait" }
+            ))
+        }
+        _ => None,
     }
 }

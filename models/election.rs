@@ -55,7 +55,7 @@ use crate::scenario::Catalogued;
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
 };
-use crate::world::{World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The acknowledgement znode a leader creates once it has executed the leader
 /// procedure.
@@ -104,9 +104,16 @@ pub struct State {
     pub ack: Ack,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.contender)?;
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.contender)?;
         if self.ack != Ack::None {
             write!(f, ", ack {:?}", self.ack)?;
         }
@@ -223,6 +230,10 @@ impl Election {
 impl Recipe for Election {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State {
@@ -464,5 +475,45 @@ mod tests {
             assert_eq!(rule(&children, "c0-n_0000000000"), Decision::Missing);
             assert_eq!(rule(&children, "c1-n_0000000001"), Decision::Holds);
         }
+    }
+}
+
+/// The election's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let dir = world.recipe.directory();
+    let owner = |session: i64| match world.client_of(state, session) {
+        Some(c) => format!("c{c}"),
+        None => format!("a crashed process's session {session:#x}"),
+    };
+    match property {
+        "leader_exists" if !leader_exists(world, state) => {
+            let (_, name, session) = live_nodes(world, state).into_iter().next()?;
+            let believes = match world.client_of(state, session) {
+                Some(c) => format!(
+                    ", which does not believe it leads ({})",
+                    state.processes[c].recipe
+                ),
+                None => ", which will never act on it".into(),
+            };
+            Some(format!(
+                "nothing but a fault can happen and no one leads: the smallest live node \
+                 {dir}/{name} is {}'s{believes}",
+                owner(session)
+            ))
+        }
+        "acknowledged_leader_is_smallest" if !acknowledged_leader_is_smallest(world, state) => {
+            let ack = state.net.store.stat(&world.recipe.ack)?.ephemeral_owner;
+            let smallest = match live_nodes(world, state).into_iter().next() {
+                Some((_, name, session)) => format!("{dir}/{name} is {}'s", owner(session)),
+                None => "no live election node is left".into(),
+            };
+            Some(format!(
+                "the acknowledgement {} says {} leads, but {smallest}",
+                world.recipe.ack,
+                owner(ack)
+            ))
+        }
+        _ => None,
     }
 }

@@ -34,10 +34,11 @@ use std::sync::Arc;
 use stateright::Property;
 
 use crate::client::SessionEvent;
+use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::scenario::Catalogued;
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
-use crate::world::{History, World, WorldState};
+use crate::world::{History, Run, World, WorldState};
 
 /// The group node, which the world creates.
 pub const GROUP: &str = "/group";
@@ -76,7 +77,14 @@ pub struct State {
     pub dropped: bool,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let view: Vec<&str> = self.view.iter().map(|name| &**name).collect();
         write!(f, "{:?} view [{}]", self.phase, view.join(", "))?;
@@ -173,6 +181,10 @@ impl Membership {
 impl Recipe for Membership {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State {
@@ -341,5 +353,48 @@ mod tests {
         let view = view_of(&names);
         let view: Vec<&str> = view.iter().map(|n| &**n).collect();
         assert_eq!(view, ["c0", "c1r1", "c2"]);
+    }
+}
+
+/// The group's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<Membership>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
+    match property {
+        "views_list_only_joined" if !views_list_only_joined(world, state) => {
+            let (c, name) = (0..world.clients()).find_map(|c| {
+                let never = state.processes[c].recipe.view.iter().find(|name| {
+                    !process_of(name).is_some_and(|member| {
+                        state.history.joined & History::incarnation_bit(member) != 0
+                    })
+                })?;
+                Some((c, never.clone()))
+            })?;
+            Some(format!(
+                "c{c}'s view {} lists {name}, a process that never joined",
+                list(&state.processes[c].recipe.view)
+            ))
+        }
+        "views_follow_the_group" if !views_follow_the_group(world, state) => {
+            let live: Vec<usize> = (0..world.clients())
+                .filter(|&c| live_member(world, state, c))
+                .collect();
+            let mut members: Vec<Arc<str>> = live
+                .iter()
+                .map(|&c| Arc::from(world.incarnation(state, c).guid()))
+                .collect();
+            members.sort();
+            let wrong: Vec<String> = live
+                .iter()
+                .filter(|&&c| state.processes[c].recipe.view != members)
+                .map(|&c| format!("c{c}'s view is {}", list(&state.processes[c].recipe.view)))
+                .collect();
+            Some(format!(
+                "nothing but a fault can happen and the live members are {}, but {}",
+                list(&members),
+                properties::and_list(&wrong)
+            ))
+        }
+        _ => None,
     }
 }

@@ -45,7 +45,7 @@ use crate::faults::FaultBudget;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::scenario::{refuse_restarts, Catalogued};
 use crate::store::{Op, OpResult, Path};
-use crate::world::{World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The priority of a [`Command::PutHigh`] item (`queue-00-`).
 pub const HIGH: u8 = 0;
@@ -92,6 +92,10 @@ impl PriorityQueue {
 impl Recipe for PriorityQueue {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, _me: Incarnation) -> State {
         State::new()
@@ -192,4 +196,22 @@ pub fn highest_priority_first(_: &World<PriorityQueue>, state: &WorldState<State
 /// priority mattered (the partner of highest priority first).
 pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
     state.processes.iter().any(|process| process.recipe.jumped)
+}
+
+/// The priority queue's own property broken, in words, then the queue's
+/// ([`Recipe::violation`]).
+fn violation(world: &World<PriorityQueue>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    if property != "highest_priority_first" || highest_priority_first(world, state) {
+        return queue::violation(world, run, property);
+    }
+    let step = run.first_step(|state| state.history.priority_inverted)?;
+    let (_, c, node) = run.observations().find_map(|(at, c, seen)| match seen {
+        Observation::Chose { node } if at == step => Some((at, c, node.clone())),
+        _ => None,
+    })?;
+    Some(format!(
+        "at step {step} c{c} chose {}/{node} while it knew an item of higher priority was queued",
+        world.recipe.directory()
+    ))
 }

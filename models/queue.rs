@@ -85,7 +85,7 @@ use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
 };
-use crate::world::{World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The marker in an item node's name before its priority (if any) and its
 /// sequence number.
@@ -162,6 +162,18 @@ pub enum Put {
     CleaningUp(Putting),
 }
 
+/// `Creating c0.1 priority 2`.
+impl std::fmt::Display for Put {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Put::Idle => write!(f, "Idle"),
+            Put::Creating(putting) => write!(f, "Creating {putting}"),
+            Put::Recovering(putting) => write!(f, "Recovering {putting}"),
+            Put::CleaningUp(putting) => write!(f, "CleaningUp {putting}"),
+        }
+    }
+}
+
 /// The item being put, with its priority (the priority queue's).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Putting {
@@ -170,6 +182,12 @@ pub struct Putting {
 }
 
 impl std::fmt::Debug for Putting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for Putting {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.priority {
             Some(priority) => write!(f, "{} priority {priority}", self.item),
@@ -199,6 +217,12 @@ pub enum Take {
 
 /// `Reading queue-0000000002`, `Deleting queue-0000000002 (c0.1)`.
 impl std::fmt::Debug for Take {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for Take {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Take::Idle => write!(f, "Idle"),
@@ -258,17 +282,24 @@ impl Default for State {
 
 /// Traces print a state on every step, only what is not idle: `put
 /// Creating(c0.1)`, `take Reading queue-0000000002, batch [queue-0000000003]`.
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut parts = Vec::new();
         if self.dead {
             parts.push("dead".to_string());
         }
         if self.put != Put::Idle {
-            parts.push(format!("put {:?}", self.put));
+            parts.push(format!("put {}", self.put));
         }
         if self.take != Take::Idle {
-            parts.push(format!("take {:?}", self.take));
+            parts.push(format!("take {}", self.take));
         }
         let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
         if !self.batch.is_empty() {
@@ -774,6 +805,10 @@ impl Recipe for Queue {
     type State = State;
     type Command = Command;
 
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State::new()
     }
@@ -1063,5 +1098,92 @@ mod tests {
         let fifo = names(&["queue-0000000000", "queue-0000000001"]);
         assert!(passed_over(&fifo, "queue-0000000001").is_empty());
         assert!(!jumped(&fifo, "queue-0000000001"));
+    }
+}
+
+/// The queue's properties broken, in words ([`Recipe::violation`]); the
+/// priority queue shares them.
+pub fn violation<R: Recipe>(
+    world: &World<R>,
+    run: Run<'_, R::State>,
+    property: &str,
+) -> Option<String> {
+    let state = run.last();
+    let consumed = || {
+        run.observations().filter_map(|(step, c, seen)| match seen {
+            Observation::Consumed { item } => Some((step, c, *item)),
+            _ => None,
+        })
+    };
+    match property {
+        "consumed_once" if !consumed_once(world, state) => {
+            let mut first: Vec<(usize, usize, Item)> = Vec::new();
+            for (step, c, item) in consumed() {
+                if let Some(&(then, by, _)) = first.iter().find(|(_, _, seen)| *seen == item) {
+                    return Some(format!(
+                        "item {item} was handed to an application twice: c{by} took it at step {then}, \
+                         c{c} again at step {step}"
+                    ));
+                }
+                first.push((step, c, item));
+            }
+            None
+        }
+        "producer_order" if !producer_order(world, state) => {
+            let mut taken: Vec<(usize, usize, Item)> = Vec::new();
+            for (step, c, item) in consumed() {
+                let later = taken.iter().find(|(_, by, seen)| {
+                    *by == c && seen.producer == item.producer && seen.serial > item.serial
+                });
+                if let Some(&(then, _, later)) = later {
+                    return Some(format!(
+                        "c{c} took item {item} at step {step} after {later} at step {then}, \
+                         a later item of the same producer"
+                    ));
+                }
+                taken.push((step, c, item));
+            }
+            None
+        }
+        "no_item_lost" if !no_item_lost(world, state) => {
+            let queue = &state.history.queue;
+            let in_queue = items_in_queue(world, state);
+            let unconsumed = queue.enqueued & !queue.consumed;
+            let names = |set: crate::world::Items| -> Vec<String> {
+                crate::trace::items(set)
+                    .map(|item| item.to_string())
+                    .collect()
+            };
+            let mut parts = Vec::new();
+            let gone = names(unconsumed & !in_queue);
+            if !gone.is_empty() {
+                parts.push(format!(
+                    "item {} was enqueued and is gone, never consumed",
+                    crate::properties::and_list(&gone)
+                ));
+            }
+            let stranded = names(unconsumed & in_queue);
+            let waiting: Vec<String> = (0..world.clients())
+                .filter(|&c| {
+                    state.processes[c].status != crate::world::Status::Crashed
+                        && world.recipe.is_waiting(&state.processes[c].recipe)
+                })
+                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
+                .collect();
+            if !stranded.is_empty() && !waiting.is_empty() {
+                parts.push(format!(
+                    "item {} is still queued in {}, yet {} {} for an item forever",
+                    crate::properties::and_list(&stranded),
+                    world.recipe.directory(),
+                    crate::properties::and_list(&waiting),
+                    if waiting.len() == 1 { "waits" } else { "wait" }
+                ));
+            }
+            Some(format!(
+                "nothing but a fault can happen and {}",
+                parts.join("; and ")
+            ))
+        }
+        _ => None,
     }
 }

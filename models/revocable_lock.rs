@@ -49,7 +49,7 @@ use crate::scenario::Catalogued;
 use crate::store::{
     data, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
-use crate::world::{Status, World, WorldState};
+use crate::world::{Run, Status, World, WorldState};
 
 /// What the revoker writes.
 pub const UNLOCK: &[u8] = b"unlock";
@@ -106,6 +106,30 @@ pub enum Revoker {
     },
 }
 
+/// `Asked c0-write-0000000000 (1 reply pending)`.
+impl std::fmt::Display for Revoker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let pending = |f: &mut std::fmt::Formatter<'_>, pending: u8| match pending {
+            0 => Ok(()),
+            1 => write!(f, " (1 reply pending)"),
+            n => write!(f, " ({n} replies pending)"),
+        };
+        match self {
+            Revoker::Idle => write!(f, "Idle"),
+            Revoker::Listing => write!(f, "Listing"),
+            Revoker::Waiting => write!(f, "Waiting"),
+            Revoker::Asked { nodes, pending: n } => {
+                write!(f, "Asked {}", nodes.join(", "))?;
+                pending(f, *n)
+            }
+            Revoker::Forcing { pending: n } => {
+                write!(f, "Forcing")?;
+                pending(f, *n)
+            }
+        }
+    }
+}
+
 /// One client's state: a lock user, a revoker, or both.
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct State {
@@ -116,14 +140,21 @@ pub struct State {
     pub revoker: Revoker,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.lock)?;
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.lock)?;
         if let Some(asked) = self.asked {
             write!(f, ", asked {asked:?}")?;
         }
         if self.revoker != Revoker::Idle {
-            write!(f, ", revoker {:?}", self.revoker)?;
+            write!(f, ", revoker {}", self.revoker)?;
         }
         Ok(())
     }
@@ -283,6 +314,10 @@ impl RevocableLock {
 impl Recipe for RevocableLock {
     type State = State;
     type Command = Command;
+
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
 
     fn init(&self, me: Incarnation) -> State {
         State {
@@ -467,4 +502,54 @@ pub fn revoke_before_watch(_: &World<RevocableLock>, state: &WorldState<State>) 
         .processes
         .iter()
         .any(|process| process.recipe.asked == Some(Asked::BeforeWatch))
+}
+
+/// The revocable lock's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let holding: Vec<usize> = (0..world.clients())
+        .filter(|&c| {
+            state.processes[c].status != Status::Crashed && state.history.holding[c].is_some()
+        })
+        .collect();
+    let node_of = |c: usize| {
+        state.processes[c]
+            .recipe
+            .lock
+            .node
+            .as_ref()
+            .map(|node| world.recipe.dir().child(node).to_string())
+            .unwrap_or_else(|| "its node".into())
+    };
+    match property {
+        "revoke_honoured" if !revoke_honoured(world, state) => {
+            let c = *holding
+                .iter()
+                .find(|&&c| state.processes[c].recipe.asked.is_some())?;
+            Some(format!(
+                "nothing but a fault can happen and c{c} read `unlock` on {} but still believes it holds: \
+                 it keeps the lock forever",
+                node_of(c)
+            ))
+        }
+        "no_missed_revoke" if !no_missed_revoke(world, state) => {
+            let c = *holding.iter().find(|&&c| {
+                let recipe = &state.processes[c].recipe;
+                recipe.asked.is_none()
+                    && recipe.lock.node.as_ref().is_some_and(|node| {
+                        state
+                            .net
+                            .store
+                            .data(&world.recipe.dir().child(node))
+                            .is_some_and(|data| data.as_deref() == Some(UNLOCK))
+                    })
+            })?;
+            Some(format!(
+                "nothing but a fault can happen and {} says `unlock`, but its holder c{c} never read it \
+                 (the revoke was written before its watch was set) and holds on",
+                node_of(c)
+            ))
+        }
+        _ => None,
+    }
 }

@@ -48,7 +48,7 @@ use crate::scenario::Catalogued;
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
 };
-use crate::world::{World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The application's directory, which the world creates.
 pub const APP: &str = "/app";
@@ -125,7 +125,14 @@ pub struct State {
     pub decision: Option<bool>,
 }
 
+/// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:?}", self.phase)?;
         if self.group != 0 {
@@ -476,6 +483,10 @@ impl Recipe for TwoPhaseCommit {
     type State = State;
     type Command = Command;
 
+    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -780,5 +791,45 @@ mod tests {
         assert_eq!(parse_group(b"s_9"), None);
         assert_eq!(site_of("s_3"), Some(3));
         assert_eq!(site_of("Tx"), None);
+    }
+}
+
+/// Two-phase commit's own properties broken, in words ([`Recipe::violation`]).
+fn violation(world: &World<TwoPhaseCommit>, run: Run<'_, State>, property: &str) -> Option<String> {
+    let state = run.last();
+    let clients = |mask: u8| -> Vec<String> {
+        (0..world.clients())
+            .filter(|c| mask & (1 << c) != 0)
+            .map(|c| format!("c{c}"))
+            .collect()
+    };
+    let list = |mask: u8| crate::properties::and_list(&clients(mask));
+    let undecided = |alive_only: bool| -> Vec<String> {
+        sites(world)
+            .filter(|&site| !decided_now(state, site) && (!alive_only || site_alive(state, site)))
+            .map(|site| format!("c{site} ({})", state.processes[site].recipe))
+            .collect()
+    };
+    let decisions = &state.history.decisions;
+    match property {
+        "agreement" if !agreement(world, state) => Some(format!(
+            "{} decided commit and {} decided abort",
+            list(decisions.commit),
+            list(decisions.abort)
+        )),
+        "validity" if !validity(world, state) => Some(format!(
+            "{} decided commit, but {} never voted commit",
+            list(decisions.commit),
+            list(world.recipe.sites & !state.history.votes.commit)
+        )),
+        "termination" if !termination(world, state) => Some(format!(
+            "nothing but a fault can happen, no site failed, and {} never decided",
+            crate::properties::and_list(&undecided(false))
+        )),
+        "live_sites_decide" if !live_sites_decide(world, state) => Some(format!(
+            "nothing but a fault can happen and {}, alive, never decided: blocked",
+            crate::properties::and_list(&undecided(true))
+        )),
+        _ => None,
     }
 }

@@ -1077,7 +1077,7 @@ impl WorldTask for Replay<'_> {
             .properties()
             .into_iter()
             .find(|p| p.name == self.saved.property)
-            .is_some_and(|property| trace::discovered(&world, &property, &replayed.state));
+            .is_some_and(|property| trace::discovered(&world, &property, replayed.last()));
         ReplayResult {
             changed,
             stop: replayed.stop,

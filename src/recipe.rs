@@ -204,8 +204,9 @@ impl Effects {
 
 /// A ZooKeeper recipe as a pure actor.
 pub trait Recipe: Clone + Debug + Send + Sync + 'static {
-    /// One client's recipe state.
-    type State: Clone + Debug + PartialEq + Eq + Hash + Send + Sync;
+    /// One client's recipe state; traces print it with Display, in words
+    /// (`Watching c0-lock-0000000000 from c1-lock-0000000001`), never as Rust.
+    type State: Clone + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
     /// What the application can ask of the recipe.
     type Command: Clone + Copy + Debug + PartialEq + Eq + Hash + Send + Sync;
 
@@ -229,6 +230,21 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// action or the server can bring (the lock, the barrier). A client still
     /// waiting when nothing more can happen waits forever.
     fn is_waiting(&self, state: &Self::State) -> bool;
+
+    /// Why the last state of `run` (a counterexample) breaks this recipe's
+    /// own `property`, in words: who believes what, which item went twice,
+    /// who waits forever on which node. The properties [`crate::properties`]
+    /// shares are told there. `None` if the state does not break it.
+    fn violation(
+        _world: &crate::world::World<Self>,
+        _run: crate::world::Run<'_, Self::State>,
+        _property: &str,
+    ) -> Option<String>
+    where
+        Self: Sized,
+    {
+        None
+    }
 
     /// The directory whose children the recipe creates (the lock node).
     fn directory(&self) -> &Path;

@@ -17,7 +17,7 @@ use crate::client::{Request, ServerMessage, Xid};
 use crate::faults::Fault;
 use crate::recipe::{ClientId, Incarnation, Item, Observation, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
-use crate::world::{Action, Refusal, Status, World, WorldState};
+use crate::world::{Action, Refusal, Run, Status, World, WorldState};
 
 /// One step of a trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,9 +41,15 @@ pub struct Trace {
     /// Whether it is known to be a shortest path to such a state (a check's
     /// counterexample is, unless its search stopped at a limit).
     pub shortest: bool,
-    /// How the last state stands, when nothing but a fault can happen there:
-    /// who waits forever, which nodes are orphans.
-    pub end: Option<String>,
+    /// Whether nothing but a fault can happen in the last state.
+    pub quiescent: bool,
+    /// The verdict in words on the last state: for an `always`, who believes
+    /// what ([`crate::properties::violation`]); for a `sometimes`, what was
+    /// reached.
+    pub verdict: Option<String>,
+    /// The last state in brief ([`picture`]): the znode tree, and each
+    /// client's phase, belief and connection.
+    pub last_state: String,
 }
 
 impl Trace {
@@ -55,12 +61,14 @@ impl Trace {
         actions: &[Action],
     ) -> Trace {
         let replayed = replay(world, actions);
+        let last = replayed.last();
+        let replays = replayed.stop.is_none() && discovered(world, property, last);
         Trace {
             property: property.name,
-            replays: replayed.stop.is_none() && discovered(world, property, &replayed.state),
-            end: world
-                .is_quiescent(&replayed.state)
-                .then(|| stuck(world, &replayed.state)),
+            replays,
+            quiescent: world.is_quiescent(last),
+            verdict: replays.then(|| verdict(world, property, replayed.run())),
+            last_state: picture(world, last),
             steps: replayed.steps,
             actions: actions.to_vec(),
             shortest: false,
@@ -77,11 +85,13 @@ impl Trace {
         );
         Trace {
             property: PANIC,
+            last_state: picture(world, replayed.last()),
             steps: replayed.steps,
             actions: actions.to_vec(),
             replays,
             shortest: false,
-            end: None,
+            quiescent: false,
+            verdict: None,
         }
     }
 }
@@ -106,10 +116,29 @@ impl Trace {
 pub struct Replayed<S> {
     /// Each step taken, in words.
     pub steps: Vec<Step>,
-    /// The state after the last step taken.
-    pub state: WorldState<S>,
+    /// The initial state and the state after each step taken.
+    pub states: Vec<WorldState<S>>,
+    /// What each step taken made the recipes observe.
+    pub observed: Vec<Vec<(ClientId, Observation)>>,
     /// Why it stopped before the last action, if it did.
     pub stop: Option<Stop>,
+}
+
+impl<S> Replayed<S> {
+    /// The state after the last step taken.
+    pub fn last(&self) -> &WorldState<S> {
+        self.states
+            .last()
+            .expect("a replay keeps its initial state")
+    }
+
+    /// The steps taken, as a [`Run`].
+    pub fn run(&self) -> Run<'_, S> {
+        Run {
+            states: &self.states,
+            observed: &self.observed,
+        }
+    }
 }
 
 /// Why a replay stopped before the end of its actions.
@@ -130,11 +159,14 @@ pub enum Stop {
 /// ([`World::try_step`]): the one replay that traces, the command line and
 /// simulations share. Nothing in `actions` can make it panic.
 pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::State> {
-    let mut state = world.init_states().remove(0);
+    let mut states = world.init_states();
+    states.truncate(1);
     let mut steps = Vec::with_capacity(actions.len());
+    let mut observations = Vec::with_capacity(actions.len());
     for (index, action) in actions.iter().enumerate() {
         let step = index + 1;
-        let (next, observed) = match world.try_step_observed(&state, action) {
+        let state = states.last().expect("a replay keeps its initial state");
+        let (next, observed) = match world.try_step_observed(state, action) {
             Ok(next) => next,
             Err(refusal) => {
                 let action = action.clone();
@@ -148,27 +180,35 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::St
                 };
                 return Replayed {
                     steps,
-                    state,
+                    states,
+                    observed: observations,
                     stop: Some(stop),
                 };
             }
         };
         steps.push(Step {
             action: format!("{action:?}"),
-            text: describe(world, &state, action, &next, &observed),
+            text: describe(world, state, action, &next, &observed),
         });
-        state = next;
+        states.push(next);
+        observations.push(observed);
     }
     // The world may panic listing what can happen next, too.
+    let last = states.last().expect("a replay keeps its initial state");
     let stop = world
-        .enabled_caught(&state, &mut Vec::new())
+        .enabled_caught(last, &mut Vec::new())
         .err()
         .map(|message| Stop::Panicked {
             step: actions.len(),
             action: None,
             message,
         });
-    Replayed { steps, state, stop }
+    Replayed {
+        steps,
+        states,
+        observed: observations,
+        stop,
+    }
 }
 
 /// Whether `state` is a discovery for `property`: a counterexample to an
@@ -190,35 +230,157 @@ impl fmt::Display for Trace {
         for (index, step) in self.steps.iter().enumerate() {
             writeln!(f, "{:>3}. {}", index + 1, step.text)?;
         }
-        if let Some(end) = &self.end {
-            writeln!(f, "     {end}")?;
+        if let Some(verdict) = &self.verdict {
+            writeln!(f, "     {verdict}")?;
+        }
+        if self.quiescent {
+            writeln!(
+                f,
+                "     the last state, where nothing but a fault can happen:"
+            )?;
+        } else {
+            writeln!(f, "     the last state:")?;
+        }
+        for line in self.last_state.lines() {
+            writeln!(f, "       {line}")?;
         }
         Ok(())
     }
 }
 
-/// A quiescent state in words.
-fn stuck<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> String {
-    let waiting: Vec<String> = (0..world.clients())
-        .filter(|&c| {
-            state.processes[c].status != Status::Crashed
-                && world.recipe.is_waiting(&state.processes[c].recipe)
-        })
-        .map(|c| format!("c{c}"))
-        .collect();
-    let orphans = crate::properties::orphans(world, state);
-    let mut out = String::from("then nothing but a fault can happen");
-    if !waiting.is_empty() {
-        let _ = write!(out, "; still waiting, forever: {}", waiting.join(", "));
+/// What a counterexample says of a broken property that neither
+/// [`crate::properties::violation`] nor its recipe can tell in words.
+pub const UNTOLD: &str = "(no words for how: see Recipe::violation)";
+
+/// A discovery in words: an `always` broken (who believes what), or a
+/// `sometimes` reached (what its meaning says happened).
+fn verdict<R: Recipe>(
+    world: &World<R>,
+    property: &Property<World<R>>,
+    run: Run<'_, R::State>,
+) -> String {
+    let meaning = crate::properties::meaning(property.name);
+    match property.expectation {
+        Expectation::Sometimes => format!(
+            "REACHED {}: {}",
+            property.name,
+            meaning.unwrap_or("its condition holds")
+        ),
+        Expectation::Always | Expectation::Eventually => {
+            let why =
+                crate::properties::violation(world, run, property.name).unwrap_or_else(|| {
+                    format!("{}; {UNTOLD}", meaning.unwrap_or("its condition is false"))
+                });
+            format!("VIOLATED {}: {why}", property.name)
+        }
     }
-    if !orphans.is_empty() {
-        let _ = write!(
-            out,
-            "; orphan nodes (live session, no client wants them): {}",
-            orphans.join(", ")
-        );
+}
+
+/// The last state of a trace in brief, one line each: the znodes below the
+/// root (with each ephemeral's owner and any data), then each client's phase
+/// and belief, process and connection.
+pub fn picture<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> String {
+    let store = &state.net.store;
+    let mut out = String::new();
+    let paths: Vec<&crate::store::Path> = store
+        .paths()
+        .filter(|path| {
+            let text = path.as_str();
+            text != "/" && text != "/zookeeper" && !text.starts_with("/zookeeper/")
+        })
+        .collect();
+    if paths.is_empty() {
+        out.push_str("no znodes\n");
+    }
+    for path in paths {
+        let depth = path.as_str().matches('/').count();
+        let name = path.as_str().rsplit('/').next().unwrap_or_default();
+        let name = if depth == 1 { path.as_str() } else { name };
+        let _ = write!(out, "{}{name}", "  ".repeat(depth - 1));
+        let mut notes = Vec::new();
+        if let Some(stat) = store.stat(path) {
+            if stat.ephemeral_owner != 0 {
+                notes.push(owner(world, state, stat.ephemeral_owner));
+            }
+        }
+        if let Some(Some(bytes)) = store.data(path) {
+            notes.push(format!("data {}", data_text(bytes)));
+        }
+        if !notes.is_empty() {
+            let _ = write!(out, " ({})", notes.join(", "));
+        }
+        out.push('\n');
+    }
+    for c in 0..world.clients() {
+        let process = &state.processes[c];
+        let mut parts = vec![process.recipe.to_string()];
+        if let Some(tenure) = state.history.holding[c] {
+            let (verb, object) = tenure.role.words();
+            parts.push(format!(
+                "believes it {} (token {})",
+                [verb, object].join(" ").trim(),
+                tenure.token
+            ));
+        }
+        parts.push(connection(state, c));
+        let _ = writeln!(out, "c{c}: {}", parts.join("; "));
     }
     out
+}
+
+/// Whose an ephemeral node is: a client's current session, or a crashed
+/// process's the server has not expired yet.
+fn owner<R: Recipe>(
+    world: &World<R>,
+    state: &WorldState<R::State>,
+    session: crate::store::SessionId,
+) -> String {
+    match world.client_of(state, session) {
+        Some(c) => format!("ephemeral of c{c}"),
+        None => format!("ephemeral of session {session:#x}, a crashed process's"),
+    }
+}
+
+/// Znode data as a trace shows it: text if it is short printable text.
+fn data_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if text.len() <= 24 && text.chars().all(|c| c.is_ascii_graphic() || c == ' ') => {
+            format!("{text:?}")
+        }
+        _ => format!("{} bytes", bytes.len()),
+    }
+}
+
+/// A client's process and connection, and its session as the server sees it
+/// when the client does not know.
+fn connection<S>(state: &WorldState<S>, c: usize) -> String {
+    use crate::client::ConnState;
+    let process = match state.processes[c].status {
+        Status::Running => "running",
+        Status::Paused => "paused",
+        Status::Crashed => return "crashed".into(),
+    };
+    let client = state.net.client(c);
+    let alive = state.net.store.is_alive(client.session());
+    let link = match client.state() {
+        ConnState::Connected if state.net.links[c].broken => {
+            "its connection is gone (it has not noticed)"
+        }
+        ConnState::Connected => "connected",
+        ConnState::Disconnected => "disconnected",
+        ConnState::Expired => "knows its session expired",
+        ConnState::Closed => "closed its session",
+    };
+    let server = if !alive
+        && matches!(
+            client.state(),
+            ConnState::Connected | ConnState::Disconnected
+        ) {
+        ", but the server has expired its session"
+    } else {
+        ""
+    };
+    format!("{process}, {link}{server}")
 }
 
 fn op(op: &Op) -> String {
@@ -296,7 +458,7 @@ fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> Vec<Reque
 }
 
 /// What changed for client `c`'s recipe, and what it sent and believes.
-fn reaction<S: PartialEq + fmt::Debug>(
+fn reaction<S: PartialEq + fmt::Display>(
     before: &WorldState<S>,
     after: &WorldState<S>,
     c: usize,
@@ -311,7 +473,7 @@ fn reaction<S: PartialEq + fmt::Debug>(
         let _ = write!(out, "; sends {}", requests.join(", "));
     }
     if before.processes[c].recipe != after.processes[c].recipe {
-        let _ = write!(out, "; now {:?}", after.processes[c].recipe);
+        let _ = write!(out, "; now {}", after.processes[c].recipe);
     }
     let (was, is) = (before.history.holding[c], after.history.holding[c]);
     if was != is {
@@ -423,7 +585,7 @@ fn ledger<S>(
 }
 
 /// The items of a set, in order.
-fn items(set: crate::world::Items) -> impl Iterator<Item = Item> {
+pub(crate) fn items(set: crate::world::Items) -> impl Iterator<Item = Item> {
     (0..Item::PRODUCERS).flat_map(move |producer| {
         (0..Item::SERIALS)
             .map(move |serial| Item { producer, serial })

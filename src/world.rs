@@ -272,6 +272,36 @@ impl<S> WorldState<S> {
     }
 }
 
+/// A path through the world as a replay took it: the initial state and the
+/// state after each step, and what the recipes observed in each step
+/// ([`World::try_step_observed`]). Counterexamples are told from it.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a, S> {
+    pub states: &'a [WorldState<S>],
+    /// `observed[i]`: what step `i + 1` made the recipes observe.
+    pub observed: &'a [Vec<(ClientId, Observation)>],
+}
+
+impl<'a, S> Run<'a, S> {
+    /// The state the run ends in.
+    pub fn last(&self) -> &'a WorldState<S> {
+        self.states.last().expect("a run has its initial state")
+    }
+
+    /// Each observation with its step's number (from 1), in order.
+    pub fn observations(&self) -> impl Iterator<Item = (usize, ClientId, &'a Observation)> + 'a {
+        self.observed
+            .iter()
+            .enumerate()
+            .flat_map(|(index, step)| step.iter().map(move |(c, seen)| (index + 1, *c, seen)))
+    }
+
+    /// The first step (from 1) after which `flag` holds of the state.
+    pub fn first_step(&self, flag: impl Fn(&WorldState<S>) -> bool) -> Option<usize> {
+        self.states.iter().position(flag).filter(|&step| step > 0)
+    }
+}
+
 /// What the checker can do next.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum Action {

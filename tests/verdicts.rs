@@ -180,16 +180,30 @@ struct Scribbler {
     dir: Path,
 }
 
+/// Nodes written, and whether a create is on its way.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Scribbled(u8, bool);
+
+impl std::fmt::Display for Scribbled {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "wrote {}{}",
+            self.0,
+            if self.1 { ", writing" } else { "" }
+        )
+    }
+}
+
 impl Recipe for Scribbler {
-    /// Nodes written, and whether a create is on its way.
-    type State = (u8, bool);
+    type State = Scribbled;
     type Command = ();
 
-    fn init(&self, _me: Incarnation) -> (u8, bool) {
-        (0, false)
+    fn init(&self, _me: Incarnation) -> Scribbled {
+        Scribbled(0, false)
     }
 
-    fn handle(&self, me: Incarnation, state: &mut (u8, bool), input: Input<()>, out: &mut Effects) {
+    fn handle(&self, me: Incarnation, state: &mut Scribbled, input: Input<()>, out: &mut Effects) {
         match input {
             Input::Command(()) => {
                 state.1 = true;
@@ -199,16 +213,16 @@ impl Recipe for Scribbler {
                     mode: CreateMode::PersistentSequential,
                 });
             }
-            Input::Reply { .. } => *state = (state.0 + 1, false),
+            Input::Reply { .. } => *state = Scribbled(state.0 + 1, false),
             _ => {}
         }
     }
 
-    fn is_busy(&self, state: &(u8, bool)) -> bool {
+    fn is_busy(&self, state: &Scribbled) -> bool {
         state.1
     }
 
-    fn is_waiting(&self, _state: &(u8, bool)) -> bool {
+    fn is_waiting(&self, _state: &Scribbled) -> bool {
         false
     }
 
@@ -216,18 +230,18 @@ impl Recipe for Scribbler {
         &self.dir
     }
 
-    fn claims(&self, _state: &(u8, bool), _name: &str) -> bool {
+    fn claims(&self, _state: &Scribbled, _name: &str) -> bool {
         true
     }
 }
 
-fn someone_wrote(_: &World<Scribbler>, state: &WorldState<(u8, bool)>) -> bool {
+fn someone_wrote(_: &World<Scribbler>, state: &WorldState<Scribbled>) -> bool {
     state.processes.iter().any(|process| process.recipe.0 > 0)
 }
 
 /// Violated early; stateright expands only the states where it holds, which
 /// are most of them.
-fn c1_writes_at_most_once(_: &World<Scribbler>, state: &WorldState<(u8, bool)>) -> bool {
+fn c1_writes_at_most_once(_: &World<Scribbler>, state: &WorldState<Scribbled>) -> bool {
     state.processes[1].recipe.0 <= 1
 }
 

@@ -6,8 +6,8 @@
 //! `sometimes` partner that proves the interesting part happened (a mutual
 //! exclusion that holds because nobody ever acquired proves nothing).
 
-use crate::recipe::Recipe;
-use crate::world::{Status, World, WorldState};
+use crate::recipe::{Observation, Recipe};
+use crate::world::{Run, Status, World, WorldState};
 
 /// Mutual exclusion: at most one client believes it holds the lock.
 pub fn mutual_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
@@ -104,4 +104,221 @@ pub fn readers_share<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> b
 /// A waiting client was woken by a notification (the partner of herd avoidance).
 pub fn waiter_woken<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
     state.history.woken
+}
+
+/// What each property of the catalogue promises, in one line: `list` and
+/// `new` print it, and a counterexample to a `sometimes` property says it
+/// was reached with it. Names mean the same in every recipe that has them.
+pub const MEANINGS: &[(&str, &str)] = &[
+    // Locks and election.
+    ("mutual_exclusion", "at most one client believes it holds the lock"),
+    ("one_leader", "at most one client believes it leads"),
+    ("writer_exclusion", "a client holding the write lock is the only holder (readers may share)"),
+    ("resource_safety", "the protected resource never takes a write from a holder older than one whose write it already took"),
+    ("herd_avoidance", "no znode deletion wakes more than one waiting client"),
+    ("no_orphan_no_deadlock", "once nothing but a fault can happen, no client still waits and no live session owns a node its client does not want"),
+    ("someone_acquired", "some client acquired the lock (mutual exclusion is not vacuous)"),
+    ("someone_elected", "some client was elected (one leader is not vacuous)"),
+    ("writer_acquired", "some client held the write lock (writer exclusion is not vacuous)"),
+    ("readers_share", "two readers held the lock at once (the shared lock does share)"),
+    ("waiter_woken", "a waiting client was woken by a watch (herd avoidance is not vacuous)"),
+    ("revoke_honoured", "once nothing but a fault can happen, no holder that read `unlock` on its node still holds"),
+    ("no_missed_revoke", "once nothing but a fault can happen, no holder's node says `unlock` unread"),
+    ("revoke_seen", "some holder read a revoke on its node (revoke honoured is not vacuous)"),
+    ("revoke_before_watch", "some client read a revoke written before its watch was set (the race happened)"),
+    ("leader_exists", "once nothing but a fault can happen, the owner of the smallest live node believes it leads"),
+    ("acknowledged_leader_is_smallest", "while the acknowledgement exists, its creator owns the smallest live election node"),
+    ("leader_acknowledged", "a leader acknowledged its leadership (the acknowledgement's truth is not vacuous)"),
+    // Barriers.
+    ("no_early_pass", "no client passes while the barrier node exists"),
+    ("waiters_proceed", "once nothing but a fault can happen and the barrier is gone, no live client still waits"),
+    ("someone_passed", "some client passed the barrier (no early pass is not vacuous)"),
+    ("enter_safety", "no process computes before the threshold of processes has entered"),
+    ("leave_safety", "no process finishes leaving while another is still in the barrier"),
+    ("no_deadlock", "once nothing but a fault can happen, no live process still waits (unless the barrier can no longer fill)"),
+    ("someone_computes", "some process started computing (enter safety is not vacuous)"),
+    ("someone_left", "some process left (leave safety is not vacuous)"),
+    // Queues.
+    ("consumed_once", "no item is handed to an application twice"),
+    ("no_item_lost", "once nothing but a fault can happen, every enqueued item was consumed or can still be"),
+    ("producer_order", "each consumer gets a producer's items in the order they were produced"),
+    ("item_consumed", "some consumer took an item (consumed once is not vacuous)"),
+    ("all_consumed", "every item enqueued was consumed (no item lost is not vacuous)"),
+    ("two_of_one_producer", "a consumer took two items of one producer (producer order is not vacuous)"),
+    ("highest_priority_first", "no consumer chooses an item while it knows of a queued one of higher priority"),
+    ("priority_jumped", "a take went ahead of an older item of lower priority (the priority mattered)"),
+    // Two-phase commit.
+    ("agreement", "no two participants decide differently"),
+    ("validity", "a participant decides commit only if every site voted commit"),
+    ("termination", "once nothing but a fault can happen and no site failed, every site has decided"),
+    ("live_sites_decide", "once nothing but a fault can happen, every site that has not failed has decided"),
+    ("someone_committed", "someone decided commit (agreement is not vacuous)"),
+    ("someone_aborted", "someone decided abort (validity is not vacuous)"),
+    ("all_sites_decided", "every site decided (termination is not vacuous)"),
+    ("failure_detected", "a site's failure was taken as its abort vote"),
+    // Group membership and configuration.
+    ("views_list_only_joined", "no member's view lists a process that never joined"),
+    ("views_follow_the_group", "once nothing but a fault can happen, every live member's view is exactly the live members"),
+    ("member_sees_another", "some member's view lists another member (views list only joined is not vacuous)"),
+    ("view_dropped_a_member", "some member saw another leave (views follow the group is not vacuous)"),
+    ("readers_hold_the_last_value", "once nothing but a fault can happen, every live reader holds the configuration's value"),
+    ("reader_saw_an_update", "a reader read a value other than the one it held (a write reached a reader)"),
+];
+
+/// What `property` promises ([`MEANINGS`]).
+pub fn meaning(property: &str) -> Option<&'static str> {
+    MEANINGS
+        .iter()
+        .find(|(name, _)| *name == property)
+        .map(|(_, meaning)| *meaning)
+}
+
+/// Why the last state of `run` breaks `property`, in words: who believes
+/// what. The properties this module defines are told here, a recipe's own by
+/// [`Recipe::violation`]; `None` if neither knows the property or the state
+/// does not break it.
+pub fn violation<R: Recipe>(
+    world: &World<R>,
+    run: Run<'_, R::State>,
+    property: &str,
+) -> Option<String> {
+    let state = run.last();
+    let holders = || {
+        state
+            .history
+            .holding
+            .iter()
+            .enumerate()
+            .filter_map(|(c, tenure)| tenure.map(|tenure| (c, tenure)))
+    };
+    let tenure_words = |c: usize, tenure: crate::world::Tenure| {
+        let (verb, object) = tenure.role.words();
+        format!(
+            "c{c} {} (token {})",
+            [verb, object].join(" ").trim(),
+            tenure.token
+        )
+    };
+    match property {
+        "mutual_exclusion" | "one_leader" if !mutual_exclusion(world, state) => {
+            let names: Vec<String> = holders()
+                .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
+                .collect();
+            let (verb, object) = holders().next()?.1.role.words();
+            // "holds the lock" for one is "hold the lock" for several.
+            let verb = verb.trim_end_matches('s');
+            Some(format!(
+                "{} {} believe they {}",
+                and_list(&names),
+                if names.len() == 2 { "both" } else { "all" },
+                [verb, object].join(" ").trim()
+            ))
+        }
+        "writer_exclusion" if !writer_exclusion(world, state) => {
+            let each: Vec<String> = holders().map(|(c, t)| tenure_words(c, t)).collect();
+            Some(format!(
+                "a writer is not the only holder: {}",
+                each.join("; ")
+            ))
+        }
+        "resource_safety" if !resource_safety(world, state) => {
+            // The step that broke it: the write that landed late.
+            let step = run.first_step(|state| state.history.resource.interleaved)?;
+            let late = run
+                .observations()
+                .find(|(at, _, seen)| *at == step && matches!(seen, Observation::Used { .. }));
+            Some(match late {
+                Some((step, c, _)) => format!(
+                    "at step {step} the resource took c{c}'s write after a write of a holder \
+                     granted the lock after c{c}: c{c} wrote on a lock it no longer held"
+                ),
+                None => format!(
+                    "at step {step} the resource took a write from a holder older than one \
+                     whose write it had already taken"
+                ),
+            })
+        }
+        "herd_avoidance" if !herd_avoidance(world, state) => {
+            let step = run.first_step(|state| state.history.herd)?;
+            let woke = notified(&run.states[step - 1], &run.states[step]);
+            Some(format!(
+                "the deletion at step {step} woke {} waiting clients at once: {}",
+                woke.len(),
+                and_list(&woke)
+            ))
+        }
+        "no_orphan_no_deadlock" if !no_orphan_no_deadlock(world, state) => {
+            let mut parts = Vec::new();
+            let waiting: Vec<String> = (0..world.clients())
+                .filter(|&c| {
+                    state.processes[c].status != Status::Crashed
+                        && world.recipe.is_waiting(&state.processes[c].recipe)
+                })
+                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
+                .collect();
+            if !waiting.is_empty() {
+                parts.push(format!(
+                    "nothing but a fault can happen and {} still {} forever",
+                    and_list(&waiting),
+                    if waiting.len() == 1 { "waits" } else { "wait" }
+                ));
+            }
+            let dir = world.recipe.directory();
+            let orphans: Vec<String> = orphans(world, state)
+                .into_iter()
+                .map(|name| {
+                    let owner = state
+                        .net
+                        .store
+                        .stat(&dir.child(&name))
+                        .and_then(|stat| world.client_of(state, stat.ephemeral_owner))
+                        .map(|c| {
+                            format!(" (c{c}'s live session, which c{c} does not know of or want)")
+                        })
+                        .unwrap_or_default();
+                    format!("{dir}/{name}{owner}")
+                })
+                .collect();
+            if !orphans.is_empty() {
+                parts.push(format!(
+                    "orphan nodes block the directory: {}",
+                    orphans.join(", ")
+                ));
+            }
+            Some(parts.join("; and "))
+        }
+        _ => R::violation(world, run, property),
+    }
+}
+
+/// The clients that `after` queued a watch event for and `before` had not.
+fn notified<S>(before: &WorldState<S>, after: &WorldState<S>) -> Vec<String> {
+    before
+        .net
+        .links
+        .iter()
+        .zip(&after.net.links)
+        .enumerate()
+        .filter(|(_, (was, is))| {
+            let events = |link: &crate::net::Link| {
+                link.down
+                    .iter()
+                    .filter(|message| {
+                        matches!(message, crate::client::ServerMessage::Notification(_))
+                    })
+                    .count()
+            };
+            events(is) > events(was)
+        })
+        .map(|(c, _)| format!("c{c}"))
+        .collect()
+}
+
+/// `c0`, `c0 and c1`, `c0, c1 and c2`.
+pub fn and_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
+    }
 }
