@@ -1,45 +1,150 @@
-//! Every scenario file under `scenarios/` is a test: it is checked
-//! exhaustively, each property must meet its expected verdict, every
-//! counterexample must replay, and the report (verdicts, state counts,
-//! counterexamples) must match its snapshot under `snapshots/`.
-//! Adding a file adds a case.
+//! Every scenario file under `scenarios/` is a test of its own, named after
+//! its path (`lock/guid_pause_expire`): it is checked exhaustively, each
+//! property must meet its expected verdict, every counterexample must replay,
+//! and the report (verdicts, state counts, counterexamples) must match its
+//! snapshot under `snapshots/`. Adding a file adds a test.
+//!
+//! `cargo test --test scenarios -- lock/guid_pause_expire` runs that one
+//! scenario (the usual substring filter; `--exact` and `--list` work too). A
+//! filter that names no scenario fails instead of passing with nothing run.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-use zoocheck::scenario::{report, Scenario};
+use libtest_mimic::{Arguments, Failed, Trial};
+use zoocheck::scenario::{did_you_mean, report, Scenario};
+use zoocheck::trace;
 
-#[test]
-fn every_scenario_meets_its_expectation() {
+fn main() -> ExitCode {
+    let arguments = Arguments::from_args();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    insta::glob!("../scenarios", "**/*.toml", |file| {
-        let scenario = Scenario::load(file, &root).unwrap_or_else(|error| panic!("{error}"));
-        let outcome = scenario.check(&Default::default());
-        let report = report(&scenario, &outcome);
-        insta::with_settings!({
-            snapshot_path => "../snapshots",
-            prepend_module_to_snapshot => false,
-            description => scenario.description.trim(),
-            omit_expression => true,
-            snapshot_suffix => "",
-        }, {
-            insta::assert_snapshot!(scenario.name.replace('/', "__"), report);
-        });
-        for property in &outcome.properties {
-            assert!(
-                property.as_expected(),
-                "{}: {} expected {} but is {}\n{report}",
-                scenario.name,
+    let files = match scenario_files(&root) {
+        Ok(files) => files,
+        Err(error) => {
+            eprintln!("scenarios: cannot list {}: {error}", root.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let trials: Vec<Trial> = files
+        .into_iter()
+        .map(|file| {
+            let name = name_of(&file, &root);
+            let root = root.clone();
+            Trial::test(name, move || check(&file, &root))
+        })
+        .collect();
+    if let Some(filter) = unmatched_filter(&arguments, &trials) {
+        return filter;
+    }
+    libtest_mimic::run(&arguments, trials).exit_code()
+}
+
+/// A filter that selects no scenario: say so, with the nearest name, and
+/// fail, so that a typo never reads as a pass.
+fn unmatched_filter(arguments: &Arguments, trials: &[Trial]) -> Option<ExitCode> {
+    let filter = arguments.filter.as_deref()?;
+    let selected = |name: &str| {
+        if arguments.exact {
+            name == filter
+        } else {
+            name.contains(filter)
+        }
+    };
+    if trials.iter().any(|trial| selected(trial.name())) {
+        return None;
+    }
+    let names: Vec<&str> = trials.iter().map(Trial::name).collect();
+    eprintln!(
+        "scenarios: no scenario is named {}{filter:?}; names are paths under scenarios/ \
+         without .toml, like lock/guid_pause_expire{}",
+        if arguments.exact { "exactly " } else { "with " },
+        did_you_mean(filter, &names)
+            .map(|name| format!(" (did you mean {name}?)"))
+            .unwrap_or_default()
+    );
+    eprintln!("scenarios: to filter another test binary alone, name it: cargo test --test NAME");
+    Some(ExitCode::FAILURE)
+}
+
+/// Every `.toml` file under `dir`, in path order.
+fn scenario_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|extension| extension == "toml")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `lock/guid_pause_expire` for `scenarios/lock/guid_pause_expire.toml`.
+fn name_of(file: &Path, root: &Path) -> String {
+    file.strip_prefix(root)
+        .unwrap_or(file)
+        .with_extension("")
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn check(file: &Path, root: &Path) -> Result<(), Failed> {
+    let scenario = Scenario::load(file, root).map_err(|error| error.to_string())?;
+    let outcome = scenario.check(&Default::default());
+    let report = report(&scenario, &outcome);
+    let input_file = Path::new("scenarios").join(file.strip_prefix(root).unwrap_or(file));
+    insta::with_settings!({
+        snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"),
+        prepend_module_to_snapshot => false,
+        description => scenario.description.trim(),
+        omit_expression => true,
+        snapshot_suffix => "",
+        input_file => input_file,
+    }, {
+        insta::assert_snapshot!(scenario.name.replace('/', "__"), report);
+    });
+    let mut wrong = Vec::new();
+    if let Some(panic) = &outcome.panic {
+        wrong.push(format!("the model panicked: {}", panic.message));
+    }
+    if let Some(limit) = outcome.stopped {
+        wrong.push(format!("the search stopped at its {} limit", limit.name()));
+    }
+    for property in &outcome.properties {
+        if !property.as_expected() {
+            wrong.push(format!(
+                "{} expected {} but is {}",
                 property.name,
                 property.expected.name(),
                 property.actual.name()
-            );
-            if let Some(trace) = &property.trace {
-                assert!(
-                    trace.replays,
-                    "{}: the trace for {} does not replay",
-                    scenario.name, property.name
-                );
-            }
+            ));
         }
-    });
+        let Some(trace) = &property.trace else {
+            continue;
+        };
+        if !trace.replays {
+            wrong.push(format!("the trace for {} does not replay", property.name));
+        }
+        // Every counterexample ends by saying what went wrong.
+        match &trace.verdict {
+            Some(verdict) if !verdict.contains(trace::UNTOLD) => {}
+            _ => wrong.push(format!(
+                "the trace for {} does not tell its verdict",
+                property.name
+            )),
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{}: {}\n{report}", scenario.name, wrong.join("; ")).into())
+    }
 }
