@@ -55,7 +55,7 @@ use stateright::Property;
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{ErrorCode, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, Status, World, WorldState};
 
@@ -285,6 +285,30 @@ impl Recipe for Barrier {
 
 impl Catalogued for Barrier {
     const NAME: &'static str = "barrier";
+    const DOCS: Docs = Docs {
+        summary:
+            "the barrier: waiters wait while /barrier exists; a controller lifts it by deleting it",
+        variants: &[
+            (
+                "reference",
+                "waits on exists with a watch and re-checks on every callback",
+            ),
+            (
+                "no_recheck",
+                "proceeds on any callback of its watcher, Disconnected included",
+            ),
+            ("loss_is_gone", "reads a lost exists reply as \"no node\""),
+            (
+                "loss_waits",
+                "reads a lost exists reply as \"my watch is set\" and waits",
+            ),
+        ],
+        commands: &[
+            ("wait", "block until the barrier is gone"),
+            ("lift", "the controller deletes the barrier node"),
+        ],
+        group: &[&["lift"], &["wait"]],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("reference", Variant::Reference),

@@ -28,7 +28,7 @@ use stateright::Property;
 
 use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, World, WorldState};
 
@@ -231,6 +231,22 @@ impl Recipe for Configuration {
 
 impl Catalogued for Configuration {
     const NAME: &'static str = "configuration";
+    const DOCS: Docs = Docs {
+        summary: "a configuration reader: a writer sets /config, readers read it with a watch and follow it",
+        variants: &[
+            ("reference", "reads with getData and a watch in one request, again on every change"),
+            ("read_then_watch", "reads without a watch, then sets one with exists: misses a write between"),
+            ("one_shot", "reads again on a change without a watch: hears of the first change only"),
+        ],
+        commands: &[
+            ("read", "read the configuration and follow it"),
+            ("write", "write the next value"),
+        ],
+        group: &[
+            &["write"],
+            &["read"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("reference", Variant::Reference),

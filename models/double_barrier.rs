@@ -85,7 +85,7 @@ use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued};
+use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, Status, World, WorldState};
 
@@ -598,6 +598,24 @@ impl Catalogued for DoubleBarrier {
     }
 
     const NAME: &'static str = "double_barrier";
+    const DOCS: Docs = Docs {
+        summary: "the double barrier: processes enter /barrier and start once enough have; they leave once all have",
+        variants: &[
+            ("seed", "the seeds' enter and leave with a ready node"),
+            ("count", "seed 004's leave: delete its own node, then wait until no process node is left"),
+            ("count_all", "the same, counting every child of /barrier (ready too)"),
+            ("watch_after_listing", "sets the watch on ready only after creating and listing, if fewer have entered"),
+            ("forget_early_ready", "takes ready's event only while it waits, forgetting one that came during its listing"),
+        ],
+        commands: &[
+            ("enter", "block until the threshold of processes has entered; then compute"),
+            ("leave", "block until no process node is left"),
+        ],
+        group: &[
+            &["enter", "leave"],
+            &["enter", "leave"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("seed", Variant::Seed),

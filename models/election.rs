@@ -51,7 +51,7 @@ pub use super::contender::{Decision, Phase};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
 };
@@ -296,6 +296,24 @@ impl Recipe for Election {
 
 impl Catalogued for Election {
     const NAME: &'static str = "election";
+    const DOCS: Docs = Docs {
+        summary: "leader election: sequential ephemeral nodes under /election, the smallest leads, the leader may acknowledge in /leader",
+        variants: &[
+            ("guid", "the reference: each watches the next lower node, with GUID recovery"),
+            ("watch_smallest", "seed 000's text: watch the smallest node below"),
+            ("watch_all", "every process watches the current leader's node"),
+            ("careless_resign", "resigning deletes the node before the acknowledgement"),
+        ],
+        commands: &[
+            ("volunteer", "block until the client leads"),
+            ("acknowledge", "the leader acknowledges, through the /leader znode, that it leads"),
+            ("resign", "the leader steps down"),
+        ],
+        group: &[
+            &["volunteer", "acknowledge", "resign"],
+            &["volunteer", "acknowledge", "resign"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("guid", Variant::Guid),

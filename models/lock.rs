@@ -57,7 +57,7 @@ use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::Path;
 use crate::world::World;
 
@@ -145,6 +145,26 @@ impl Recipe for Lock {
 
 impl Catalogued for Lock {
     const NAME: &'static str = "lock";
+    const DOCS: Docs = Docs {
+        summary: "the exclusive lock: sequential ephemeral nodes under /lock, the lowest holds, each waiter watches its predecessor",
+        variants: &[
+            ("guid", "the reference: the GUID in node names recovers a lost create reply, Disconnected means \"I may have lost it\""),
+            ("no_guid", "plain lock- names: after a lost create reply it creates again, orphaning the first node"),
+            ("herd", "waiters list the children with a watch and wake on every change (the herd effect)"),
+            ("fenced", "the holder hands its sequence number to the resource, which refuses older ones"),
+            ("try_acquire", "gives up instead of waiting: deletes its node and returns"),
+            ("trusting", "ignores Disconnected and believes it holds until it hears Expired"),
+        ],
+        commands: &[
+            ("acquire", "block until the lock is held (try_acquire: or refused)"),
+            ("work", "write to the protected resource, if it believes it holds the lock"),
+            ("release", "delete its node"),
+        ],
+        group: &[
+            &["acquire", "work", "release"],
+            &["acquire", "work", "release"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("guid", Variant::Guid),

@@ -36,7 +36,7 @@ use stateright::Property;
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
 use crate::world::{History, Run, World, WorldState};
 
@@ -247,6 +247,22 @@ impl Recipe for Membership {
 
 impl Catalogued for Membership {
     const NAME: &'static str = "membership";
+    const DOCS: Docs = Docs {
+        summary: "group membership: members create ephemeral nodes under /group and watch the group's children",
+        variants: &[
+            ("reference", "lists the group with a watch, again on every change"),
+            ("one_shot", "lists again on a change but without a watch: hears of the first change only"),
+            ("persistent", "members create persistent nodes: a failed member stays forever"),
+            ("optimistic", "puts itself in its view before the server applied its create"),
+        ],
+        commands: &[
+            ("join", "create its node and follow the group"),
+        ],
+        group: &[
+            &["join"],
+            &["join"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("reference", Variant::Reference),

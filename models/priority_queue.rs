@@ -43,7 +43,7 @@ use super::queue::{self, OnChange, Queue};
 pub use super::queue::{Put, State, Take};
 use crate::faults::FaultBudget;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued};
+use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{Op, OpResult, Path};
 use crate::world::{Run, World, WorldState};
 
@@ -159,6 +159,34 @@ impl Catalogued for PriorityQueue {
     }
 
     const NAME: &'static str = "priority_queue";
+    const DOCS: Docs = Docs {
+        summary: "the priority queue: the queue with the priority in the node names, highest first",
+        variants: &[
+            (
+                "fresh",
+                "the reference: lists again whenever told the queue changed",
+            ),
+            (
+                "stale_batch",
+                "serves the list it read before until it is exhausted, as Curator's batches do",
+            ),
+        ],
+        commands: &[
+            (
+                "put_high",
+                "put the producer's next item with the high priority",
+            ),
+            (
+                "put_low",
+                "put the producer's next item with the low priority",
+            ),
+            (
+                "take",
+                "take the item of highest priority; block while the queue is empty",
+            ),
+        ],
+        group: &[&["put_low", "put_high"], &["take", "take"]],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("fresh", Variant::Fresh),

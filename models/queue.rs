@@ -80,7 +80,7 @@ use super::contender::sequence_after;
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Item, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued};
+use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
@@ -852,6 +852,25 @@ impl Catalogued for Queue {
     }
 
     const NAME: &'static str = "queue";
+    const DOCS: Docs = Docs {
+        summary: "the distributed queue: producers create sequential nodes under /queue, consumers take the lowest by deleting it",
+        variants: &[
+            ("guid", "the reference: persistent items named by their GUID, a lost put recovered by it"),
+            ("ephemeral", "the seeds' flags: an item lives only as long as its producer's session"),
+            ("blind", "the seeds' producer: creates again after a lost reply"),
+            ("unsorted", "takes the children in getChildren's order rather than lowest first"),
+            ("exactly_once", "both writes recoverable through a multi with a marker and a receipt"),
+        ],
+        commands: &[
+            ("put", "put the producer's next item"),
+            ("take", "take the lowest item; block while the queue is empty"),
+            ("quit", "close the session"),
+        ],
+        group: &[
+            &["put"],
+            &["take"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("guid", Variant::Guid),

@@ -45,7 +45,7 @@ use super::contender::{Contender, Decision, Phase};
 use super::shared_lock::{self, SharedLock};
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
@@ -414,6 +414,27 @@ impl Recipe for RevocableLock {
 
 impl Catalogued for RevocableLock {
     const NAME: &'static str = "revocable_lock";
+    const DOCS: Docs = Docs {
+        summary: "the shared lock with revocation: a revoker writes `unlock` into a holder's node, and the holder consents by releasing",
+        variants: &[
+            ("guid", "the reference, on the reference shared lock"),
+            ("watch_only", "reacts to the notification only, missing a revoke written before its watch was set"),
+            ("ignore_while_waiting", "a waiter that reads `unlock` ignores it and never reads it again"),
+            ("fenced", "the reference, the holder handing its sequencer to the resource"),
+        ],
+        commands: &[
+            ("read", "block until a read lock is held"),
+            ("write", "block until the write lock is held"),
+            ("work", "write to (or read) the protected resource"),
+            ("release", "delete its node"),
+            ("revoke", "ask whoever holds now to release: write `unlock` to their nodes"),
+            ("force", "delete the nodes asked to release that are still there"),
+        ],
+        group: &[
+            &["write", "work", "release"],
+            &["revoke"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("guid", Variant::Guid),

@@ -46,7 +46,7 @@ use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::Path;
 use crate::world::World;
 
@@ -145,6 +145,24 @@ impl Recipe for SharedLock {
 
 impl Catalogued for SharedLock {
     const NAME: &'static str = "shared_lock";
+    const DOCS: Docs = Docs {
+        summary: "the read/write lock: read- and write- nodes under /lock; a reader waits for the writer below it, a writer for anyone below",
+        variants: &[
+            ("guid", "the reference, with the lock's GUID recovery and careful session handling"),
+            ("lowest_write", "a reader watches the lowest write- node below it instead of the next lower one"),
+            ("herd", "waiters list the children with a watch and wake on every change"),
+        ],
+        commands: &[
+            ("read", "block until a read lock is held"),
+            ("write", "block until the write lock is held"),
+            ("work", "a writer writes to the protected resource; a reader reads it"),
+            ("release", "delete its node"),
+        ],
+        group: &[
+            &["read", "release"],
+            &["write", "release"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("guid", Variant::Guid),

@@ -44,7 +44,7 @@ use stateright::Property;
 
 use crate::client::SessionEvent;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::Catalogued;
+use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
 };
@@ -593,6 +593,24 @@ impl Recipe for TwoPhaseCommit {
 
 impl Catalogued for TwoPhaseCommit {
     const NAME: &'static str = "two_phase_commit";
+    const DOCS: Docs = Docs {
+        summary: "two-phase commit: a coordinator creates /tx and a node per site, sites vote in their nodes and decide from all votes",
+        variants: &[
+            ("reference", "the seeds' commit, every site deciding from every vote"),
+            ("ephemeral_sites", "sites' nodes are ephemeral: a vanished node is an abort vote"),
+            ("coordinator_notified", "only the coordinator collects the votes and publishes the outcome"),
+        ],
+        commands: &[
+            ("coordinate", "create the transaction's nodes (and, notified, collect and publish)"),
+            ("vote_commit", "take part as a site and vote commit; block until decided"),
+            ("vote_abort", "take part as a site and vote abort; block until decided"),
+        ],
+        group: &[
+            &["coordinate"],
+            &["vote_commit"],
+            &["vote_commit"],
+        ],
+    };
     type Variant = Variant;
     const VARIANTS: &'static [(&'static str, Variant)] = &[
         ("reference", Variant::Reference),

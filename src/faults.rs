@@ -26,6 +26,35 @@ pub struct FaultBudget {
 }
 
 impl FaultBudget {
+    /// What each kind of fault does, by the name scenario files use, in the
+    /// order of [`FaultBudget::fields`].
+    pub const MEANINGS: [(&'static str, &'static str); 6] = [
+        (
+            "crash",
+            "the process dies; its session lives until the server expires it",
+        ),
+        (
+            "restart",
+            "a crashed client comes back: a new process with a new session",
+        ),
+        (
+            "pause",
+            "a long pause (a GC): the process takes no step until it resumes",
+        ),
+        (
+            "disconnect",
+            "the connection drops, its requests in flight applied or not",
+        ),
+        (
+            "expire",
+            "the server expires a disconnected or paused client's session",
+        ),
+        (
+            "lose_reply",
+            "the server applies a request and its reply is lost with the connection",
+        ),
+    ];
+
     /// The budget field of each kind, by the name scenario files use.
     pub fn fields(&self) -> [(&'static str, u8); 6] {
         [

@@ -59,6 +59,7 @@ pub mod recipe;
 pub mod scenario;
 pub mod simulate;
 pub mod store;
+pub mod template;
 pub mod trace;
 pub mod world;
 

@@ -20,8 +20,8 @@ use stateright::Model;
 use zoocheck::faults::FaultBudget;
 use zoocheck::recipe::Recipe;
 use zoocheck::scenario::{
-    quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, Scenario,
-    ScenarioError, Verdict, WorldTask,
+    quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, RecipeInfo,
+    Scenario, ScenarioError, Verdict, WorldTask,
 };
 use zoocheck::simulate::{SimulateOptions, SimulateTask};
 use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
@@ -65,25 +65,27 @@ enum Command {
     /// shortest counterexample.
     #[command(after_help = EXIT_CODES)]
     Check {
-        #[arg(required = true)]
+        /// Scenario files, or directories of them: e.g. scenarios/lock/guid_2_clients.toml, scenarios/.
+        #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
         /// Search breadth first (the same verdicts and counts; holds every
         /// state of a level in memory and gains nothing from threads).
         #[arg(long)]
         bfs: bool,
-        /// Checker threads, 1 to 64 (counts stay exact; the deepest path may vary).
+        /// Checker threads, 1 to 64, e.g. --threads 2 (counts stay exact; the
+        /// deepest path may vary).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
         threads: u16,
-        /// Check no path longer than this many steps (from 1).
+        /// Check no path longer than this many steps (from 1), e.g. --max-depth 30.
         #[arg(long, value_parser = at_least_one)]
         max_depth: Option<usize>,
-        /// Stop after about this many states (from 1).
+        /// Stop after about this many states (from 1), e.g. --max-states 1000000.
         #[arg(long, value_parser = at_least_one)]
         max_states: Option<usize>,
-        /// Stop each scenario after this many seconds.
+        /// Stop each scenario after this many seconds, e.g. --timeout 60.
         #[arg(long, value_parser = seconds)]
         timeout: Option<Duration>,
-        /// Stop a search once the process holds this much memory (512M, 8G);
+        /// Stop a search once the process holds this much memory, e.g. 512M or 8G;
         /// the default is half what the process may use (the machine's memory,
         /// or its container's limit), at most 8G.
         #[arg(long, value_parser = zoocheck::memory::parse_size)]
@@ -91,46 +93,95 @@ enum Command {
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
-        /// Write each counterexample as a JSON trace and a Mermaid diagram here.
-        #[arg(long)]
+        /// Write each counterexample into this directory, e.g. --trace-out traces/:
+        /// a JSON trace (for `zoocheck replay`) and a Markdown page with a Mermaid diagram.
+        #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
     },
     /// Seeded random walks, for worlds too large to exhaust. They prove
     /// nothing: exit 0 means no walk found anything unexpected.
     #[command(after_help = EXIT_CODES)]
     Simulate {
-        #[arg(required = true)]
+        /// Scenario files, or directories of them: e.g. scenarios/lock/guid_pause_expire.toml.
+        #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
-        /// Walks per scenario.
+        /// Walks per scenario, e.g. --runs 100000.
         #[arg(long, default_value_t = 1000)]
         runs: u64,
-        /// Seed of the first walk; walk i uses SEED + i.
+        /// Seed of the first walk; walk i uses SEED + i. E.g. --seed 7.
         #[arg(long, default_value_t = 0)]
         seed: u64,
-        /// The longest walk, in steps.
+        /// The longest walk, in steps, e.g. --max-depth 400.
         #[arg(long, default_value_t = 200)]
         max_depth: usize,
         /// Judge only whether a walk finds this property (violates an
         /// `always`, reaches a `sometimes`): exit 0 if one does, 1 if none.
+        /// E.g. --reproduce mutual_exclusion.
         #[arg(long, value_name = "PROPERTY")]
         reproduce: Option<String>,
+        /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
-        #[arg(long)]
+        /// Write each walk's counterexample into this directory, e.g. --trace-out traces/.
+        #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
     },
     /// Re-run a saved trace and confirm it reaches the same verdict.
-    Replay { trace: PathBuf },
+    ///
+    /// Example: `zoocheck replay traces/lock__guid_pause_expire__mutual_exclusion.json`.
+    Replay {
+        /// A trace file that `check --trace-out` or `simulate --trace-out` wrote.
+        #[arg(value_name = "TRACE")]
+        trace: PathBuf,
+    },
     /// Browse one scenario's states in stateright's Explorer (on 127.0.0.1).
+    ///
+    /// Example: `zoocheck explore scenarios/lock/guid_2_clients.toml --port 3000`.
     Explore {
+        /// One scenario file, e.g. scenarios/lock/guid_2_clients.toml.
+        #[arg(value_name = "PATH")]
         path: PathBuf,
+        /// The local port to serve on, e.g. --port 3000.
         #[arg(long, default_value_t = 3000)]
         port: u16,
     },
-    /// The recipes, their variants and properties, the fault kinds, and the scenarios found.
+    /// The recipes (each variant, command and property with what it means),
+    /// the fault kinds, and the scenarios found.
+    ///
+    /// Example: `zoocheck list --recipe lock`, `zoocheck list --json`.
     List {
-        #[arg(default_value = "scenarios")]
+        /// Where to look for scenarios: a directory or a scenario file.
+        #[arg(default_value = "scenarios", value_name = "PATH")]
         path: PathBuf,
+        /// Only this recipe and its scenarios (e.g. `lock`, `double_barrier`).
+        #[arg(long, value_name = "RECIPE")]
+        recipe: Option<String>,
+        /// Print it as JSON on standard output.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a new scenario file for a recipe, ready to edit: its variants,
+    /// commands, fault kinds and every property listed with its meaning.
+    ///
+    /// Example: `zoocheck new lock holder_pauses` writes
+    /// scenarios/lock/holder_pauses.toml.
+    New {
+        /// The recipe the question is about (`zoocheck list` names them), e.g. `lock`.
+        recipe: String,
+        /// The scenario's name: lower case letters, digits and `_`, e.g. `holder_pauses`.
+        name: String,
+        /// The scenarios directory the file goes under, in RECIPE/NAME.toml.
+        #[arg(long, default_value = "scenarios", value_name = "DIR")]
+        dir: PathBuf,
+        /// The question, in a sentence (edit it in the file later if you like).
+        #[arg(long, value_name = "TEXT")]
+        description: Option<String>,
+    },
+    /// Print a shell completion script, e.g. `zoocheck completions bash >
+    /// ~/.local/share/bash-completion/completions/zoocheck`.
+    Completions {
+        /// The shell: bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
     },
 }
 
@@ -232,7 +283,18 @@ fn main() -> ExitCode {
         }
         Command::Replay { trace } => replay(&trace),
         Command::Explore { path, port } => explore(&path, port),
-        Command::List { path } => list(&path),
+        Command::List { path, recipe, json } => list(&path, recipe.as_deref(), json),
+        Command::New {
+            recipe,
+            name,
+            dir,
+            description,
+        } => new_scenario(&recipe, &name, &dir, description.as_deref()),
+        Command::Completions { shell } => {
+            let mut command = <Cli as clap::CommandFactory>::command();
+            clap_complete::generate(shell, &mut command, "zoocheck", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
     };
     match result {
         Ok(code) => code,
@@ -434,15 +496,16 @@ fn run(
     let mut traces = TraceWriter::new(trace_out)?;
     let mut judgements = Vec::new();
     let mut outcomes = Vec::new();
+    let columns = Columns::fit(&scenarios);
     if !json {
-        print_header(mode);
+        print_header(mode, columns);
     }
     for scenario in &scenarios {
         let (outcome, found_by) = check(scenario);
         judgements.push(outcome.judgement());
         traces.write(scenario, &outcome, &found_by)?;
         if !json {
-            print_rows(scenario, &outcome, mode);
+            print_rows(scenario, &outcome, mode, columns);
         }
         outcomes.push(outcome);
     }
@@ -486,20 +549,26 @@ fn run(
         }
     );
     if !json && !reproducing {
-        let checked = scenarios.len();
+        let checked = plural(scenarios.len(), "scenario");
         outln!("");
         let summary = if not_met > 0 {
-            format!("{checked} scenarios: SOME EXPECTATIONS NOT MET")
+            format!("{checked}: SOME EXPECTATIONS NOT MET")
         } else if simulating {
-            format!("{checked} scenarios: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+            format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
         } else if unproven > 0 {
-            format!("{checked} scenarios: INCOMPLETE: no expectation contradicted, but {unproven} scenarios have unproven verdicts (marked ?)")
+            format!(
+                "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
+                if unproven == 1 { "has" } else { "have" }
+            )
         } else {
-            format!("{checked} scenarios: every expectation met")
+            format!("{checked}: every expectation met")
         };
         outln!("{summary}");
         if !refused.is_empty() {
-            outln!("{} files refused (see the errors above)", refused.len());
+            outln!(
+                "{} refused (see the errors above)",
+                plural(refused.len(), "file")
+            );
         }
     }
     Ok(if not_met > 0 {
@@ -590,10 +659,39 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
     }
 }
 
-fn print_header(mode: Mode) {
+/// The widths of the table's name columns: as wide as the longest scenario
+/// and property names to be printed, so that long names keep it aligned.
+#[derive(Clone, Copy)]
+struct Columns {
+    scenario: usize,
+    property: usize,
+}
+
+impl Columns {
+    fn fit(scenarios: &[Scenario]) -> Columns {
+        let longest = |lengths: &mut dyn Iterator<Item = usize>, header: &str| {
+            lengths.max().unwrap_or(0).max(header.len())
+        };
+        Columns {
+            scenario: longest(&mut scenarios.iter().map(|s| s.name.len()), "scenario"),
+            property: longest(
+                &mut scenarios
+                    .iter()
+                    .flat_map(|s| s.expect.iter().map(|(name, _)| name.len())),
+                "property",
+            ),
+        }
+    }
+}
+
+fn print_header(mode: Mode, columns: Columns) {
+    let Columns {
+        scenario: sw,
+        property: pw,
+    } = columns;
     match mode {
         Mode::Check => outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -605,7 +703,7 @@ fn print_header(mode: Mode) {
             "states/s"
         ),
         Mode::Simulate { .. } => outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -619,7 +717,11 @@ fn print_header(mode: Mode) {
     }
 }
 
-fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
+fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Columns) {
+    let Columns {
+        scenario: sw,
+        property: pw,
+    } = columns;
     let seconds = outcome.elapsed.as_secs_f64();
     let counted = match mode {
         Mode::Check => outcome.unique_states,
@@ -652,7 +754,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
                 format!("{}{star}", trace.steps.len())
             });
         outln!(
-            "{:<34} {:<22} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
             property.expected.name(),
@@ -1118,46 +1220,247 @@ impl WorldTask for Explore {
     }
 }
 
-fn list(path: &Path) -> Result<ExitCode, UsageError> {
-    outln!("recipes:");
-    for recipe in recipes() {
-        outln!("  {}", recipe.name);
-        outln!("    variants:   {}", recipe.variants.join(", "));
-        outln!("    commands:   {}", recipe.commands.join(", "));
-        let properties: Vec<String> = recipe
-            .properties
-            .iter()
-            .map(|(name, always)| {
-                format!("{name} ({})", if *always { "always" } else { "sometimes" })
-            })
-            .collect();
-        outln!("    properties: {}", properties.join(", "));
+fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCode, UsageError> {
+    let mut recipes = recipes();
+    if let Some(only) = only {
+        if !recipes.iter().any(|recipe| recipe.name == only) {
+            return Err(UsageError(unknown_recipe(only)));
+        }
+        recipes.retain(|recipe| recipe.name == only);
     }
-    let kinds: Vec<&str> = FaultBudget::default()
-        .fields()
-        .iter()
-        .map(|(kind, _)| *kind)
-        .collect();
-    outln!(
-        "fault kinds: {} (and the switch expire_anytime)",
-        kinds.join(", ")
-    );
-    if path.exists() {
-        let (scenarios, refused) = load(&[path.to_path_buf()])?;
-        outln!("scenarios under {} ({}):", path.display(), scenarios.len());
-        for scenario in scenarios {
-            let first_line = scenario.description.trim().lines().next().unwrap_or("");
-            outln!("  {:<34} {first_line}", scenario.name);
-        }
-        for error in &refused {
-            eprintln!("zoocheck: {error}");
-        }
-        if !refused.is_empty() {
-            return Ok(ExitCode::from(2));
-        }
+    let (mut scenarios, refused) = if path.exists() {
+        load(&[path.to_path_buf()])?
     } else {
-        outln!("scenarios: none ({} does not exist)", path.display());
+        (Vec::new(), Vec::new())
+    };
+    if let Some(only) = only {
+        scenarios.retain(|scenario| scenario.subject.recipe == only);
     }
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&JsonList::new(&recipes, &scenarios))?
+        );
+    } else {
+        print_list(&recipes, &scenarios, path, only.is_none());
+    }
+    for error in &refused {
+        eprintln!("zoocheck: {error}");
+    }
+    Ok(if refused.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
+fn print_list(recipes: &[RecipeInfo], scenarios: &[Scenario], path: &Path, faults: bool) {
+    for recipe in recipes {
+        let docs = &recipe.docs;
+        outln!("{}: {}", recipe.name, docs.summary);
+        let width = docs
+            .variants
+            .iter()
+            .chain(docs.commands)
+            .map(|(name, _)| name.len())
+            .chain(recipe.properties.iter().map(|(name, _)| name.len() + 12))
+            .max()
+            .unwrap_or(0);
+        outln!("  variants (the first is the reference):");
+        for (name, meaning) in docs.variants {
+            outln!("    {name:<width$}  {meaning}");
+        }
+        outln!("  commands:");
+        for (name, meaning) in docs.commands {
+            outln!("    {name:<width$}  {meaning}");
+        }
+        outln!("  properties:");
+        for (name, always) in &recipe.properties {
+            let kind = if *always { "always" } else { "sometimes" };
+            let named = format!("{name} ({kind})");
+            let meaning = zoocheck::properties::meaning(name).unwrap_or("");
+            outln!("    {named:<width$}  {meaning}");
+        }
+        outln!("");
+    }
+    if faults {
+        outln!("fault kinds ([faults] budgets, 0 to 3 each):");
+        for (kind, meaning) in FaultBudget::MEANINGS {
+            outln!("  {kind:<14}  {meaning}");
+        }
+        outln!(
+            "  {:<14}  a switch: expiry may hit a connected, running client",
+            "expire_anytime"
+        );
+        outln!("");
+    }
+    if !path.exists() {
+        outln!("scenarios: none ({} does not exist)", path.display());
+        return;
+    }
+    outln!(
+        "{} under {}:",
+        plural(scenarios.len(), "scenario"),
+        path.display()
+    );
+    let width = scenarios
+        .iter()
+        .map(|scenario| scenario.name.len())
+        .max()
+        .unwrap_or(0);
+    for scenario in scenarios {
+        let first_line = scenario.description.trim().lines().next().unwrap_or("");
+        outln!("  {:<width$}  {first_line}", scenario.name);
+    }
+}
+
+/// `1 scenario`, `2 scenarios`.
+fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// The error for a recipe name that is not in the catalogue.
+fn unknown_recipe(name: &str) -> String {
+    let known: Vec<&str> = recipes().iter().map(|recipe| recipe.name).collect();
+    let hint = zoocheck::scenario::did_you_mean(name, &known)
+        .map(|name| format!(" (did you mean {name}?)"))
+        .unwrap_or_default();
+    format!(
+        "unknown recipe {}{hint}; expected one of {}",
+        quoted(name, 60),
+        known.join(", ")
+    )
+}
+
+/// `list --json`.
+#[derive(Serialize)]
+struct JsonList<'a> {
+    recipes: Vec<JsonRecipe<'a>>,
+    fault_kinds: Vec<JsonNamed<'a>>,
+    scenarios: Vec<JsonListed<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRecipe<'a> {
+    name: &'a str,
+    summary: &'a str,
+    variants: Vec<JsonNamed<'a>>,
+    commands: Vec<JsonNamed<'a>>,
+    properties: Vec<JsonListedProperty<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonNamed<'a> {
+    name: &'a str,
+    meaning: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonListedProperty<'a> {
+    name: &'a str,
+    /// `always` or `sometimes`.
+    kind: &'a str,
+    meaning: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonListed<'a> {
+    name: &'a str,
+    file: &'a Path,
+    recipe: &'a str,
+    variant: &'a str,
+    description: &'a str,
+}
+
+impl<'a> JsonList<'a> {
+    fn new(recipes: &'a [RecipeInfo], scenarios: &'a [Scenario]) -> JsonList<'a> {
+        let named = |pairs: &'a [(&'a str, &'a str)]| {
+            pairs
+                .iter()
+                .map(|&(name, meaning)| JsonNamed { name, meaning })
+                .collect()
+        };
+        JsonList {
+            recipes: recipes
+                .iter()
+                .map(|recipe| JsonRecipe {
+                    name: recipe.name,
+                    summary: recipe.docs.summary,
+                    variants: named(recipe.docs.variants),
+                    commands: named(recipe.docs.commands),
+                    properties: recipe
+                        .properties
+                        .iter()
+                        .map(|&(name, always)| JsonListedProperty {
+                            name,
+                            kind: if always { "always" } else { "sometimes" },
+                            meaning: zoocheck::properties::meaning(name).unwrap_or(""),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            fault_kinds: named(&FaultBudget::MEANINGS),
+            scenarios: scenarios
+                .iter()
+                .map(|scenario| JsonListed {
+                    name: &scenario.name,
+                    file: &scenario.file,
+                    recipe: scenario.subject.recipe,
+                    variant: scenario.subject.variant,
+                    description: scenario.description.trim(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `zoocheck new RECIPE NAME`: writes DIR/RECIPE/NAME.toml, never over a file.
+fn new_scenario(
+    recipe: &str,
+    name: &str,
+    dir: &Path,
+    description: Option<&str>,
+) -> Result<ExitCode, UsageError> {
+    let Some(info) = recipes().into_iter().find(|info| info.name == recipe) else {
+        return Err(UsageError(unknown_recipe(recipe)));
+    };
+    let valid = !name.is_empty()
+        && name.len() <= 80
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !valid {
+        return Err(UsageError(format!(
+            "scenario name {}: expected 1 to 80 lower case letters, digits and _ (like holder_pauses)",
+            quoted(name, 60)
+        )));
+    }
+    let file = dir.join(recipe).join(format!("{name}.toml"));
+    if file.exists() || file.symlink_metadata().is_ok() {
+        return Err(UsageError(format!(
+            "{}: already exists; choose another name, or delete it first",
+            file.display()
+        )));
+    }
+    let description = description.unwrap_or("TODO: the question, in a sentence or two.");
+    let text = zoocheck::template::scenario(&info, description);
+    std::fs::create_dir_all(file.parent().expect("RECIPE/NAME.toml has a parent"))
+        .map_err(|error| format!("{}: cannot create: {error}", dir.join(recipe).display()))?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+        .and_then(|mut out| std::io::Write::write_all(&mut out, text.as_bytes()))
+        .map_err(|error| format!("{}: cannot write: {error}", file.display()))?;
+    outln!("wrote {}", file.display());
+    outln!("next: edit it (decide each [expect] verdict before checking), then");
+    outln!("  zoocheck check {}", file.display());
+    outln!("  cargo test --test scenarios -- {recipe}/{name}   # writes its snapshot for review");
+    outln!("  cargo insta review                                # accept it");
     Ok(ExitCode::SUCCESS)
 }
 

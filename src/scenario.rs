@@ -228,8 +228,22 @@ impl Verdict {
 /// A recipe a scenario can name: its name, its variants and commands by the
 /// names scenario files use, and the properties it promises. Each model
 /// implements it beside its actor; [`with_recipe`] lists them all.
+/// What `list` and `new` say of a recipe: what it is, and what each variant
+/// and command means, by the names scenario files use.
+#[derive(Clone, Copy, Debug)]
+pub struct Docs {
+    pub summary: &'static str,
+    /// Each of [`Catalogued::VARIANTS`], in its order, with its meaning.
+    pub variants: &'static [(&'static str, &'static str)],
+    /// Each of [`Catalogued::COMMANDS`], in its order, with its meaning.
+    pub commands: &'static [(&'static str, &'static str)],
+    /// A small group that runs, one script per client: where `new` starts.
+    pub group: &'static [&'static [&'static str]],
+}
+
 pub trait Catalogued: Recipe {
     const NAME: &'static str;
+    const DOCS: Docs;
     type Variant: Copy + PartialEq + fmt::Debug;
     const VARIANTS: &'static [(&'static str, Self::Variant)];
     const COMMANDS: &'static [(&'static str, Self::Command)];
@@ -318,6 +332,7 @@ pub struct Subject {
 /// A recipe zoocheck knows: its name, variants, commands and properties.
 pub struct RecipeInfo {
     pub name: &'static str,
+    pub docs: Docs,
     pub variants: Vec<&'static str>,
     pub commands: Vec<&'static str>,
     /// Each property with whether it is an `always` (else a `sometimes`).
@@ -335,6 +350,7 @@ impl RecipeTask for Info {
     fn run<R: Catalogued>(self) -> RecipeInfo {
         RecipeInfo {
             name: R::NAME,
+            docs: R::DOCS,
             variants: R::VARIANTS.iter().map(|(name, _)| *name).collect(),
             commands: R::COMMANDS.iter().map(|(name, _)| *name).collect(),
             properties: R::properties()

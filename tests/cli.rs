@@ -330,18 +330,38 @@ fn row(header: &str, line: &str) -> Row {
 /// that name a scenario and a property).
 fn rows(run: &Run, header: &str) -> Vec<Row> {
     let lines = run.lines();
+    // The columns as named; their widths fit the longest names printed.
+    let printed = lines.first().copied().unwrap_or_default();
     assert_eq!(
-        lines.first().copied(),
-        Some(header),
+        printed.split_whitespace().collect::<Vec<_>>(),
+        header.split_whitespace().collect::<Vec<_>>(),
         "the header:\n{}",
         run.stdout
     );
-    lines[1..]
+    let rows: Vec<Row> = lines[1..]
         .iter()
         .take_while(|line| !line.is_empty())
         .filter(|line| !line.starts_with(' '))
-        .map(|line| row(header, line))
-        .collect()
+        .map(|line| row(printed, line))
+        .collect();
+    // Each name column is exactly as wide as its longest entry.
+    let widest = |column: fn(&Row) -> &str, name: &str| {
+        rows.iter()
+            .map(|row| column(row).len())
+            .max()
+            .unwrap_or(0)
+            .max(name.len())
+    };
+    let start = |name: &str| printed.find(name).expect("a column of the header");
+    assert_eq!(
+        start("property"),
+        widest(|row| &row.scenario, "scenario") + 1
+    );
+    assert_eq!(
+        start("expected") - start("property"),
+        widest(|row| &row.property, "property") + 1
+    );
+    rows
 }
 
 /// The walks a simulation reported: each violated property, its seed and the
@@ -406,7 +426,7 @@ fn check_prints_one_row_per_property_with_the_snapshot_counts() {
     let lines = run.lines();
     assert_eq!(lines.len(), 1 + LOCK_PROPERTIES.len() + 2, "{}", run.stdout);
     assert_eq!(lines[lines.len() - 2], "");
-    assert_eq!(lines[lines.len() - 1], "1 scenarios: every expectation met");
+    assert_eq!(lines[lines.len() - 1], "1 scenario: every expectation met");
     // The README's table pins the same count.
     let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
     let readme_row = readme
@@ -458,7 +478,7 @@ fn check_of_a_wrong_expectation_exits_1_and_marks_the_row() {
     assert_eq!(run.stdout.matches("NOT AS EXPECTED").count(), 1);
     assert_eq!(
         run.lines().last().copied(),
-        Some("1 scenarios: SOME EXPECTATIONS NOT MET")
+        Some("1 scenario: SOME EXPECTATIONS NOT MET")
     );
 }
 
@@ -502,7 +522,7 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
     assert_eq!(rows(&run, CHECK_HEADER).len(), 6, "{}", run.stdout);
     assert!(
         run.stdout.ends_with(
-            "\n1 scenarios: every expectation met\n1 files refused (see the errors above)\n"
+            "\n1 scenario: every expectation met\n1 file refused (see the errors above)\n"
         ),
         "{}",
         run.stdout
@@ -685,7 +705,7 @@ fn bad_usage_exits_2() {
         (
             vec!["check"],
             "check without a path",
-            "Usage: zoocheck check <PATHS>...",
+            "Usage: zoocheck check <PATH>...",
         ),
         (
             vec!["simulate", "--runs", "many", TWO_CLIENTS],
@@ -1106,11 +1126,13 @@ fn replay_of_a_tampered_trace_fails() {
 
 /// The rows of a simulation without their seconds and rate, which vary.
 fn without_timing(run: &Run) -> Vec<String> {
-    run.lines()
+    let lines = run.lines();
+    let header = lines.first().copied().unwrap_or_default();
+    lines
         .iter()
         .map(|line| {
             if line.starts_with("lock/") {
-                let mut row = row(SIMULATE_HEADER, line);
+                let mut row = row(header, line);
                 row.seconds.clear();
                 row.rate.clear();
                 format!("{row:?}")
@@ -1140,7 +1162,7 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
     expect_code(&first, 0, "a short simulation of guid_pause_expire");
     assert!(
         first.stdout.ends_with(
-            "\n1 scenarios: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)\n"
+            "\n1 scenario: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)\n"
         ),
         "{}",
         first.stdout
@@ -1332,12 +1354,54 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
 // ---------------------------------------------------------------- list, explore
 
 #[test]
-fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
+fn every_variant_command_and_property_is_described() {
+    for recipe in zoocheck::scenario::recipes() {
+        let described: Vec<&str> = recipe.docs.variants.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            described, recipe.variants,
+            "{}: variants described",
+            recipe.name
+        );
+        let described: Vec<&str> = recipe.docs.commands.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            described, recipe.commands,
+            "{}: commands described",
+            recipe.name
+        );
+        for (name, _) in &recipe.properties {
+            assert!(
+                zoocheck::properties::meaning(name).is_some(),
+                "{}: property {name} has no meaning in properties::MEANINGS",
+                recipe.name
+            );
+        }
+        for script in recipe.docs.group {
+            for command in *script {
+                assert!(
+                    recipe.commands.contains(command),
+                    "{}: {command}",
+                    recipe.name
+                );
+            }
+        }
+    }
+    // No meaning is left over from a property that no recipe has.
+    let recipes = zoocheck::scenario::recipes();
+    for (name, _) in zoocheck::properties::MEANINGS {
+        assert!(
+            recipes
+                .iter()
+                .any(|recipe| recipe.properties.iter().any(|(p, _)| p == name)),
+            "{name} is described but no recipe has it"
+        );
+    }
+}
+
+#[test]
+fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     let run = zoocheck(["list"]);
     expect_code(&run, 0, "list");
     let lines = run.lines();
-    // The recipe as the library describes it, and its properties as the
-    // scenario files name them.
     let recipes = zoocheck::scenario::recipes();
     let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name).collect();
     assert_eq!(
@@ -1359,43 +1423,63 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     let lock = &recipes[0];
     let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
     assert_eq!(properties, LOCK_PROPERTIES);
-    assert_eq!(
-        lines[..5],
-        [
-            "recipes:".to_string(),
-            "  lock".to_string(),
-            format!("    variants:   {}", lock.variants.join(", ")),
-            "    commands:   acquire, work, release".to_string(),
-            "    properties: mutual_exclusion (always), resource_safety (always), \
-             herd_avoidance (always), no_orphan_no_deadlock (always), \
-             someone_acquired (sometimes), waiter_woken (sometimes)"
-                .to_string(),
-        ]
-    );
-    // Every recipe in the same four lines, then the fault kinds.
-    for (index, recipe) in recipes.iter().enumerate() {
-        let block = &lines[1 + 4 * index..5 + 4 * index];
-        assert_eq!(block[0], format!("  {}", recipe.name));
+    // Each recipe: its summary, then each variant, command and property on
+    // a line of its own with what it means.
+    let mut at = 0;
+    for recipe in &recipes {
         assert_eq!(
-            block[1],
-            format!("    variants:   {}", recipe.variants.join(", "))
+            lines[at],
+            format!("{}: {}", recipe.name, recipe.docs.summary)
         );
-        assert_eq!(
-            block[2],
-            format!("    commands:   {}", recipe.commands.join(", "))
-        );
-        assert!(block[3].starts_with("    properties: "), "{}", block[3]);
-        assert_eq!(
-            block[3].matches(" (always)").count() + block[3].matches(" (sometimes)").count(),
-            recipe.properties.len()
+        assert_eq!(lines[at + 1], "  variants (the first is the reference):");
+        at += 2;
+        for (name, meaning) in recipe.docs.variants {
+            assert!(
+                lines[at].starts_with(&format!("    {name} ")) && lines[at].ends_with(meaning),
+                "{}",
+                lines[at]
+            );
+            at += 1;
+        }
+        assert_eq!(lines[at], "  commands:");
+        at += 1 + recipe.docs.commands.len();
+        assert_eq!(lines[at], "  properties:");
+        at += 1;
+        for (name, always) in &recipe.properties {
+            let kind = if *always { "always" } else { "sometimes" };
+            let meaning = zoocheck::properties::meaning(name).unwrap();
+            assert!(
+                lines[at].starts_with(&format!("    {name} ({kind}) "))
+                    && lines[at].ends_with(meaning),
+                "{}",
+                lines[at]
+            );
+            at += 1;
+        }
+        assert_eq!(lines[at], "");
+        at += 1;
+    }
+    assert_eq!(lines[at], "fault kinds ([faults] budgets, 0 to 3 each):");
+    for (index, kind) in [
+        "crash",
+        "restart",
+        "pause",
+        "disconnect",
+        "expire",
+        "lose_reply",
+        "expire_anytime",
+    ]
+    .iter()
+    .enumerate()
+    {
+        assert!(
+            lines[at + 1 + index].starts_with(&format!("  {kind} ")),
+            "{}",
+            lines[at + 1 + index]
         );
     }
-    let after_recipes = 1 + 4 * recipes.len();
-    assert_eq!(
-        lines[after_recipes],
-        "fault kinds: crash, restart, pause, disconnect, expire, lose_reply \
-         (and the switch expire_anytime)"
-    );
+    at += 9;
+
     // Every variant the README's scenario example names is listed, and
     // every fault kind it documents.
     let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
@@ -1405,30 +1489,17 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
         .and_then(|rest| rest.split_once('#'))
         .map(|(_, variants)| variants.split('|').map(str::trim).collect::<Vec<_>>())
         .expect("the README's variant line");
-    for variant in ["guid", "no_guid", "herd", "fenced", "try_acquire"] {
-        assert!(documented.contains(&variant), "{variant} in the README");
-        assert!(lock.variants.contains(&variant), "{variant} listed");
-    }
-    for variant in &documented {
-        assert!(
-            lock.variants.contains(variant),
-            "{variant} from the README is listed"
-        );
-    }
-    for kind in [
-        "crash",
-        "restart",
-        "pause",
-        "disconnect",
-        "expire",
-        "lose_reply",
-        "expire_anytime",
-    ] {
+    assert_eq!(documented, lock.variants, "the README's lock variants");
+    for (kind, _) in zoocheck::faults::FaultBudget::MEANINGS {
         assert!(
             readme.contains(&format!("\n{kind} = ")),
             "{kind} in the README"
         );
     }
+    assert!(
+        readme.contains("\nexpire_anytime = "),
+        "expire_anytime in the README"
+    );
 
     let mut names: Vec<String> = Vec::new();
     for recipe in &recipes {
@@ -1449,14 +1520,16 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     }
     names.sort();
     assert_eq!(
-        lines[after_recipes + 1],
-        format!("scenarios under scenarios ({}):", names.len())
+        lines[at],
+        format!("{} scenarios under scenarios:", names.len())
     );
-    let listed: Vec<&str> = lines[after_recipes + 2..]
+    let listed: Vec<&str> = lines[at + 1..]
         .iter()
         .map(|l| l.split_whitespace().next().unwrap())
         .collect();
     assert_eq!(listed, names);
+    // Descriptions start in one column, however long the names.
+    let width = names.iter().map(String::len).max().unwrap();
     let two = lines
         .iter()
         .find(|l| l.starts_with("  lock/guid_2_clients "))
@@ -1464,12 +1537,12 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     assert_eq!(
         *two,
         format!(
-            "  {:<34} Two clients take the lock in turn, no faults: the reference recipe keeps every promise.",
+            "  {:<width$}  Two clients take the lock in turn, no faults: the reference recipe keeps every promise.",
             "lock/guid_2_clients"
         )
     );
 
-    // Another directory, and one that does not exist.
+    // Another directory, one file, and one that does not exist.
     let run = zoocheck(["list", "scenarios/lock"]);
     expect_code(&run, 0, "list scenarios/lock");
     let locks = names
@@ -1478,7 +1551,12 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
         .count();
     assert!(run
         .stdout
-        .contains(&format!("scenarios under scenarios/lock ({locks}):")));
+        .contains(&format!("\n{locks} scenarios under scenarios/lock:\n")));
+    let run = zoocheck(["list", TWO_CLIENTS]);
+    expect_code(&run, 0, "list of one file");
+    assert!(run
+        .stdout
+        .contains(&format!("\n1 scenario under {TWO_CLIENTS}:\n")));
     let run = zoocheck(["list", "no_such_dir"]);
     expect_code(&run, 0, "list of a missing directory");
     assert!(run
@@ -1488,6 +1566,148 @@ fn list_prints_the_recipe_its_variants_properties_faults_and_scenarios() {
     let run = zoocheck(["list", "tests/fixtures"]);
     expect_code(&run, 2, "list of a directory with a bad scenario");
     assert!(run.stderr.contains(MISSPELT), "{}", run.stderr);
+}
+
+#[test]
+fn list_narrows_to_one_recipe_and_speaks_json() {
+    let run = zoocheck(["list", "--recipe", "barrier"]);
+    expect_code(&run, 0, "list --recipe barrier");
+    let lines = run.lines();
+    assert!(lines[0].starts_with("barrier: "), "{}", lines[0]);
+    assert!(!run.stdout.contains("\nlock: "), "{}", run.stdout);
+    assert!(!run.stdout.contains("fault kinds"), "{}", run.stdout);
+    let listed: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("  barrier/"))
+        .collect();
+    assert!(!listed.is_empty());
+    assert!(!run.stdout.contains("  lock/"), "{}", run.stdout);
+
+    let run = zoocheck(["list", "--recipe", "barier"]);
+    expect_code(&run, 2, "list --recipe barier");
+    assert!(
+        run.stderr
+            .contains("unknown recipe \"barier\" (did you mean barrier?)"),
+        "{}",
+        run.stderr
+    );
+
+    let run = zoocheck(["list", "--json"]);
+    expect_code(&run, 0, "list --json");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("list --json is JSON");
+    let recipes = json["recipes"].as_array().unwrap();
+    assert_eq!(recipes.len(), zoocheck::scenario::recipes().len());
+    assert_eq!(recipes[0]["name"], "lock");
+    assert_eq!(recipes[0]["variants"][0]["name"], "guid");
+    assert_eq!(recipes[0]["properties"][0]["name"], "mutual_exclusion");
+    assert_eq!(recipes[0]["properties"][0]["kind"], "always");
+    assert_eq!(
+        recipes[0]["properties"][0]["meaning"],
+        "at most one client believes it holds the lock"
+    );
+    assert_eq!(json["fault_kinds"].as_array().unwrap().len(), 6);
+    let scenarios = json["scenarios"].as_array().unwrap();
+    assert!(scenarios
+        .iter()
+        .any(|s| s["name"] == "lock/guid_2_clients" && s["recipe"] == "lock"));
+}
+
+#[test]
+fn new_writes_a_scenario_that_loads_for_every_recipe() {
+    let dir = TempDir::new("new");
+    let scenarios = dir.path().join("scenarios");
+    for recipe in zoocheck::scenario::recipes() {
+        let run = zoocheck([
+            "new",
+            recipe.name,
+            "first_question",
+            "--dir",
+            scenarios.to_str().unwrap(),
+            "--description",
+            "Does it \"hold\"?",
+        ]);
+        expect_code(&run, 0, "new");
+        let file = scenarios.join(recipe.name).join("first_question.toml");
+        assert!(
+            run.stdout
+                .starts_with(&format!("wrote {}\n", file.display())),
+            "{}",
+            run.stdout
+        );
+        let text = std::fs::read_to_string(&file).unwrap();
+        // Every variant, command, fault kind and property is in it, with its meaning.
+        for (name, meaning) in recipe.docs.variants.iter().chain(recipe.docs.commands) {
+            assert!(text.contains(&format!("#   {name} ")), "{name} in\n{text}");
+            assert!(text.contains(meaning), "{meaning} in\n{text}");
+        }
+        for (kind, meaning) in zoocheck::faults::FaultBudget::MEANINGS {
+            assert!(
+                text.contains(&format!("\n{kind} ")) && text.contains(meaning),
+                "{kind}"
+            );
+        }
+        for (name, _) in &recipe.properties {
+            let meaning = zoocheck::properties::meaning(name).unwrap();
+            let line = text
+                .lines()
+                .find(|line| line.starts_with(&format!("{name} ")))
+                .unwrap_or_else(|| panic!("{name} in [expect]:\n{text}"));
+            assert!(line.ends_with(meaning), "{line}");
+        }
+        // It loads as written: the scenario file is valid and its recipe
+        // group runs.
+        let scenario = zoocheck::scenario::Scenario::load(&file, &scenarios)
+            .unwrap_or_else(|error| panic!("{error}\n{text}"));
+        assert_eq!(scenario.name, format!("{}/first_question", recipe.name));
+        assert_eq!(scenario.description, "Does it \"hold\"?");
+        // And never over a file.
+        let again = zoocheck([
+            "new",
+            recipe.name,
+            "first_question",
+            "--dir",
+            scenarios.to_str().unwrap(),
+        ]);
+        expect_code(&again, 2, "new over an existing file");
+        assert!(again.stderr.contains("already exists"), "{}", again.stderr);
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+    }
+    // The generated lock question checks, and its reference keeps its promises.
+    let run = zoocheck([
+        "check",
+        scenarios.join("lock/first_question.toml").to_str().unwrap(),
+    ]);
+    expect_code(&run, 0, "check of a new lock scenario");
+
+    let run = zoocheck(["new", "lok", "x", "--dir", scenarios.to_str().unwrap()]);
+    expect_code(&run, 2, "new for an unknown recipe");
+    assert!(
+        run.stderr.contains("(did you mean lock?)"),
+        "{}",
+        run.stderr
+    );
+    for bad in ["", "Has Space", "../escape", "a/b"] {
+        let run = zoocheck(["new", "lock", bad, "--dir", scenarios.to_str().unwrap()]);
+        expect_code(&run, 2, "new with a bad name");
+        assert!(
+            run.stderr.contains("expected 1 to 80 lower case letters"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn completions_are_printed_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let run = zoocheck(["completions", shell]);
+        expect_code(&run, 0, shell);
+        for command in ["check", "simulate", "replay", "explore", "list", "new"] {
+            assert!(run.stdout.contains(command), "{shell}: {command}");
+        }
+    }
+    let run = zoocheck(["completions", "tcsh"]);
+    expect_code(&run, 2, "an unknown shell");
 }
 
 #[test]
@@ -1583,7 +1803,7 @@ fn a_search_cut_short_marks_its_verdicts_unproven() {
     // expectation (1); it has its own code and summary.
     expect_code(&run, 3, "check --max-depth 3");
     assert!(
-        run.stdout.ends_with("\n1 scenarios: INCOMPLETE: no expectation contradicted, but 1 scenarios have unproven verdicts (marked ?)\n"),
+        run.stdout.ends_with("\n1 scenario: INCOMPLETE: no expectation contradicted, but 1 has unproven verdicts (marked ?)\n"),
         "{}",
         run.stdout
     );
@@ -1603,7 +1823,7 @@ fn a_search_cut_short_marks_its_verdicts_unproven() {
     assert!(!run.stdout.contains("search stopped"));
     assert!(run
         .stdout
-        .ends_with("\n1 scenarios: every expectation met\n"));
+        .ends_with("\n1 scenario: every expectation met\n"));
 }
 
 #[test]

@@ -55,9 +55,13 @@ fn unmatched_filter(arguments: &Arguments, trials: &[Trial]) -> Option<ExitCode>
     }
     let names: Vec<&str> = trials.iter().map(Trial::name).collect();
     eprintln!(
-        "scenarios: no scenario is named {}{filter:?}; names are paths under scenarios/ \
+        "scenarios: no scenario {}{filter:?}; names are paths under scenarios/ \
          without .toml, like lock/guid_pause_expire{}",
-        if arguments.exact { "exactly " } else { "with " },
+        if arguments.exact {
+            "is named "
+        } else {
+            "name contains "
+        },
         did_you_mean(filter, &names)
             .map(|name| format!(" (did you mean {name}?)"))
             .unwrap_or_default()

@@ -1,0 +1,130 @@
+//! The scenario file `zoocheck new` writes: a question about one recipe,
+//! ready to edit, with every choice the file can make listed beside it (the
+//! recipe's variants and commands, the fault kinds, the store's settings)
+//! and every property in `[expect]` with what it promises, so that nobody
+//! writes a key from memory.
+
+use std::fmt::Write as _;
+
+use crate::faults::FaultBudget;
+use crate::properties;
+use crate::scenario::RecipeInfo;
+
+/// The text of a new scenario file for `recipe`, described as `description`.
+/// It loads as it is: the recipe's first variant (its reference), its
+/// [`Docs::group`](crate::scenario::Docs::group), no fault, and the verdicts
+/// a sound recipe would get, which the researcher decides anew before
+/// checking.
+pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
+    let docs = &recipe.docs;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "# A question about the {}: {}.",
+        recipe.name, docs.summary
+    );
+    out.push_str(
+        "# Edit the description, the clients and their scripts, the faults, and decide\n\
+         # each expected verdict in [expect] *before* checking; then\n",
+    );
+    out.push_str(
+        "#   zoocheck check THIS_FILE   (the verdicts, and a counterexample for each violation)\n",
+    );
+    out.push_str("#   cargo test --test scenarios -- NAME   then   cargo insta review   (pin its snapshot)\n\n");
+    let _ = writeln!(out, "description = {}", toml_string(description));
+    let _ = writeln!(out, "recipe = {}", toml_string(recipe.name));
+    out.push_str("# the variant, one of:\n");
+    let width = docs
+        .variants
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, meaning) in docs.variants {
+        let _ = writeln!(out, "#   {name:<width$}  {meaning}");
+    }
+    let _ = writeln!(out, "variant = {}", toml_string(docs.variants[0].0));
+    let _ = writeln!(out, "clients = {}", docs.group.len());
+    out.push_str(
+        "# each client's script, in order (or `script = [...]` for all alike); commands:\n",
+    );
+    let width = docs
+        .commands
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, meaning) in docs.commands {
+        let _ = writeln!(out, "#   {name:<width$}  {meaning}");
+    }
+    let scripts: Vec<String> = docs
+        .group
+        .iter()
+        .map(|script| {
+            let commands: Vec<String> = script.iter().map(|command| toml_string(command)).collect();
+            format!("[{}]", commands.join(", "))
+        })
+        .collect();
+    let _ = writeln!(out, "scripts = [{}]", scripts.join(", "));
+
+    out.push_str("\n[faults]    # how many of each the checker may inject, 0 to 3\n");
+    for (kind, meaning) in FaultBudget::MEANINGS {
+        let _ = writeln!(out, "{kind:<14} = 0    # {meaning}");
+    }
+    if let Err((key, why)) = (recipe.check_faults)(&FaultBudget {
+        restart: 1,
+        ..FaultBudget::default()
+    }) {
+        let _ = writeln!(out, "# ({key} must stay 0 here: {why})");
+    }
+    let _ = writeln!(
+        out,
+        "{:<14} = false    # let expiry hit a connected, running client (clocks that disagree)",
+        "expire_anytime"
+    );
+
+    out.push_str("\n[store]\n");
+    out.push_str(
+        "# sequence_bits = 32     # width of the sequence counter: small reaches its overflow\n",
+    );
+    out.push_str(
+        "# child_order = \"hashed\" # the order getChildren answers in: hashed | reversed\n",
+    );
+
+    out.push_str("\n[expect]    # every property: always-properties holds | violated, sometimes-properties reached | unreached\n");
+    let width = recipe
+        .properties
+        .iter()
+        .map(|(name, _)| name.len())
+        .max()
+        .unwrap_or(0);
+    for (name, always) in &recipe.properties {
+        let (verdict, kind) = if *always {
+            ("\"holds\"", "always")
+        } else {
+            ("\"reached\"", "sometimes")
+        };
+        let meaning = properties::meaning(name).unwrap_or("(not described)");
+        let _ = writeln!(out, "{name:<width$} = {verdict:<10} # {kind}: {meaning}");
+    }
+    out
+}
+
+/// A TOML basic string.
+fn toml_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04X}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
