@@ -1487,9 +1487,16 @@ fn set_progress_name(name: &str) {
     *lines = (name.to_string(), Some(Instant::now()));
 }
 
-/// Shows `message` as the spinner's, or as a line when one is due.
+/// Shows `message` as the spinner's, or as a line when one is due; either
+/// names the scenario running.
 fn progress(message: String) {
     if std::io::stderr().is_terminal() {
+        let name = LINES
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .0
+            .clone();
+        let message = format!("{name}: {message}");
         let mut bar = BAR.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let bar = bar.get_or_insert_with(|| {
             let bar = ProgressBar::new_spinner();
