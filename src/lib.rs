@@ -22,7 +22,8 @@
 //! - [`world`]: the stateright model (store, clients, links, processes,
 //!   faults from [`faults`]), whose states [`properties`] judge.
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
-//!   [`trace`]: counterexamples as readable, replayable steps.
+//!   [`trace`]: counterexamples as readable, replayable steps;
+//!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG.
 //!
 //! The store on its own:
 //!
@@ -51,6 +52,7 @@
 
 pub mod client;
 pub mod conformance;
+pub mod diagram;
 pub mod faults;
 pub mod memory;
 pub mod net;

@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use stateright::Model;
+use zoocheck::diagram::BuildDiagram;
 use zoocheck::faults::FaultBudget;
 use zoocheck::recipe::Recipe;
 use zoocheck::scenario::{
@@ -765,9 +766,11 @@ impl<'a> TraceWriter<'a> {
             let json_path =
                 self.write_json(dir, scenario, trace, "violated", found_by, property.seed)?;
             let stem = json_path.with_extension("");
-            let diagram = scenario.with_world(Diagram {
-                actions: &trace.actions,
-            });
+            let diagram = scenario
+                .with_world(BuildDiagram {
+                    actions: &trace.actions,
+                })
+                .mermaid();
             let md_path = stem.with_extension("md");
             let markdown = format!(
                 "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
@@ -864,17 +867,6 @@ fn found_by_seed(found_by: &str, seed: Option<u64>, property: &str) -> String {
         Some(seed) if property == trace::PANIC => format!("{found_by} --seed {seed} --runs 1"),
         Some(seed) => format!("{found_by} --seed {seed} --runs 1 --reproduce {property}"),
         None => found_by.to_string(),
-    }
-}
-
-struct Diagram<'a> {
-    actions: &'a [zoocheck::world::Action],
-}
-
-impl WorldTask for Diagram<'_> {
-    type Output = String;
-    fn run<R: Recipe>(self, world: World<R>) -> String {
-        trace::mermaid(&world, self.actions)
     }
 }
 
