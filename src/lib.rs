@@ -23,7 +23,8 @@
 //!   faults from [`faults`]), whose states [`properties`] judge.
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
 //!   [`trace`]: counterexamples as readable, replayable steps;
-//!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG.
+//!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
+//!   [`report`]: a check's verdicts and counterexamples as one HTML page.
 //!
 //! The store on its own:
 //!
@@ -58,6 +59,7 @@ pub mod memory;
 pub mod net;
 pub mod properties;
 pub mod recipe;
+pub mod report;
 pub mod scenario;
 pub mod simulate;
 pub mod store;

@@ -20,6 +20,7 @@ use stateright::Model;
 use zoocheck::diagram::BuildDiagram;
 use zoocheck::faults::FaultBudget;
 use zoocheck::recipe::Recipe;
+use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{
     quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, Scenario,
     ScenarioError, Verdict, WorldTask,
@@ -95,6 +96,11 @@ enum Command {
         /// Write each counterexample as a JSON trace and a Mermaid diagram here.
         #[arg(long)]
         trace_out: Option<PathBuf>,
+        /// Write an HTML report in this directory (DIR/index.html): the
+        /// verdicts, and each counterexample's steps and sequence diagram.
+        /// It loads nothing from elsewhere: it opens offline.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
     },
     /// Seeded random walks, for worlds too large to exhaust. They prove
     /// nothing: exit 0 means no walk found anything unexpected.
@@ -171,6 +177,7 @@ fn main() -> ExitCode {
             max_memory,
             json,
             trace_out,
+            report,
         } => {
             let options = CheckOptions {
                 bfs,
@@ -188,6 +195,7 @@ fn main() -> ExitCode {
                 &paths,
                 json,
                 trace_out.as_deref(),
+                report.as_deref(),
                 Mode::Check,
                 |scenario| {
                     set_progress_name(&scenario.name);
@@ -216,7 +224,7 @@ fn main() -> ExitCode {
                 options,
                 reproduce: reproduce.as_deref(),
             };
-            run(&paths, json, trace_out.as_deref(), mode, |scenario| {
+            run(&paths, json, trace_out.as_deref(), None, mode, |scenario| {
                 set_progress_name(&scenario.name);
                 let outcome = scenario.with_world(SimulateTask {
                     options,
@@ -399,6 +407,7 @@ fn run(
     paths: &[PathBuf],
     json: bool,
     trace_out: Option<&Path>,
+    report: Option<&Path>,
     mode: Mode,
     mut check: impl FnMut(&Scenario) -> (Outcome, String),
 ) -> Result<ExitCode, UsageError> {
@@ -433,8 +442,11 @@ fn run(
         eprintln!("zoocheck: {error}");
     }
     let mut traces = TraceWriter::new(trace_out)?;
+    // Checked before the search, which may be long, and written after it.
+    let report = report.map(Destination::prepare).transpose()?;
     let mut judgements = Vec::new();
     let mut outcomes = Vec::new();
+    let mut commands = Vec::new();
     if !json {
         print_header(mode);
     }
@@ -446,6 +458,7 @@ fn run(
             print_rows(scenario, &outcome, mode);
         }
         outcomes.push(outcome);
+        commands.push(found_by);
     }
     // `--reproduce`: only whether the walks found that one property counts.
     if let Mode::Simulate {
@@ -486,18 +499,36 @@ fn run(
             ..
         }
     );
+    let checked = scenarios.len();
+    let summary = if not_met > 0 {
+        format!("{checked} scenarios: SOME EXPECTATIONS NOT MET")
+    } else if simulating {
+        format!("{checked} scenarios: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+    } else if unproven > 0 {
+        format!("{checked} scenarios: INCOMPLETE: no expectation contradicted, but {unproven} scenarios have unproven verdicts (marked ?)")
+    } else {
+        format!("{checked} scenarios: every expectation met")
+    };
+    if let Some(destination) = report {
+        let checked: Vec<Checked> = scenarios
+            .iter()
+            .zip(&outcomes)
+            .zip(&commands)
+            .map(|((scenario, outcome), found_by)| Checked {
+                scenario,
+                outcome,
+                found_by,
+            })
+            .collect();
+        let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
+        destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
+        if destination.replaces {
+            eprintln!("note: replacing {}", destination.index.display());
+        }
+        eprintln!("wrote {}", destination.index.display());
+    }
     if !json && !reproducing {
-        let checked = scenarios.len();
         outln!("");
-        let summary = if not_met > 0 {
-            format!("{checked} scenarios: SOME EXPECTATIONS NOT MET")
-        } else if simulating {
-            format!("{checked} scenarios: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
-        } else if unproven > 0 {
-            format!("{checked} scenarios: INCOMPLETE: no expectation contradicted, but {unproven} scenarios have unproven verdicts (marked ?)")
-        } else {
-            format!("{checked} scenarios: every expectation met")
-        };
         outln!("{summary}");
         if !refused.is_empty() {
             outln!("{} files refused (see the errors above)", refused.len());
