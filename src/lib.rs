@@ -22,7 +22,9 @@
 //! - [`world`]: the stateright model (store, clients, links, processes,
 //!   faults from [`faults`]), whose states [`properties`] judge.
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
-//!   [`trace`]: counterexamples as readable, replayable steps.
+//!   [`trace`]: counterexamples as readable, replayable steps;
+//!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
+//!   [`report`]: a check's verdicts and counterexamples as one HTML page.
 //!
 //! The store on its own:
 //!
@@ -51,11 +53,13 @@
 
 pub mod client;
 pub mod conformance;
+pub mod diagram;
 pub mod faults;
 pub mod memory;
 pub mod net;
 pub mod properties;
 pub mod recipe;
+pub mod report;
 pub mod scenario;
 pub mod simulate;
 pub mod store;

@@ -17,8 +17,10 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use stateright::Model;
+use zoocheck::diagram::BuildDiagram;
 use zoocheck::faults::FaultBudget;
 use zoocheck::recipe::Recipe;
+use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{
     quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, RecipeInfo,
     Scenario, ScenarioError, Verdict, WorldTask,
@@ -97,6 +99,11 @@ enum Command {
         /// a JSON trace (for `zoocheck replay`) and a Markdown page with a Mermaid diagram.
         #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
+        /// Write an HTML report in this directory (DIR/index.html): the
+        /// verdicts, and each counterexample's steps and sequence diagram.
+        /// It loads nothing from elsewhere: it opens offline.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
     },
     /// Seeded random walks, for worlds too large to exhaust. They prove
     /// nothing: exit 0 means no walk found anything unexpected.
@@ -221,6 +228,7 @@ fn main() -> ExitCode {
             max_memory,
             json,
             trace_out,
+            report,
         } => {
             let options = CheckOptions {
                 bfs,
@@ -238,6 +246,7 @@ fn main() -> ExitCode {
                 &paths,
                 json,
                 trace_out.as_deref(),
+                report.as_deref(),
                 Mode::Check,
                 |scenario| {
                     set_progress_name(&scenario.name);
@@ -266,7 +275,7 @@ fn main() -> ExitCode {
                 options,
                 reproduce: reproduce.as_deref(),
             };
-            run(&paths, json, trace_out.as_deref(), mode, |scenario| {
+            run(&paths, json, trace_out.as_deref(), None, mode, |scenario| {
                 set_progress_name(&scenario.name);
                 let outcome = scenario.with_world(SimulateTask {
                     options,
@@ -460,6 +469,7 @@ fn run(
     paths: &[PathBuf],
     json: bool,
     trace_out: Option<&Path>,
+    report: Option<&Path>,
     mode: Mode,
     mut check: impl FnMut(&Scenario) -> (Outcome, String),
 ) -> Result<ExitCode, UsageError> {
@@ -494,8 +504,11 @@ fn run(
         eprintln!("zoocheck: {error}");
     }
     let mut traces = TraceWriter::new(trace_out)?;
+    // Checked before the search, which may be long, and written after it.
+    let report = report.map(Destination::prepare).transpose()?;
     let mut judgements = Vec::new();
     let mut outcomes = Vec::new();
+    let mut commands = Vec::new();
     let columns = Columns::fit(&scenarios);
     if !json {
         print_header(mode, columns);
@@ -508,6 +521,7 @@ fn run(
             print_rows(scenario, &outcome, mode, columns);
         }
         outcomes.push(outcome);
+        commands.push(found_by);
     }
     // `--reproduce`: only whether the walks found that one property counts.
     if let Mode::Simulate {
@@ -548,21 +562,39 @@ fn run(
             ..
         }
     );
+    let checked = plural(scenarios.len(), "scenario");
+    let summary = if not_met > 0 {
+        format!("{checked}: SOME EXPECTATIONS NOT MET")
+    } else if simulating {
+        format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+    } else if unproven > 0 {
+        format!(
+            "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
+            if unproven == 1 { "has" } else { "have" }
+        )
+    } else {
+        format!("{checked}: every expectation met")
+    };
+    if let Some(destination) = report {
+        let checked: Vec<Checked> = scenarios
+            .iter()
+            .zip(&outcomes)
+            .zip(&commands)
+            .map(|((scenario, outcome), found_by)| Checked {
+                scenario,
+                outcome,
+                found_by,
+            })
+            .collect();
+        let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
+        destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
+        if destination.replaces {
+            eprintln!("note: replacing {}", destination.index.display());
+        }
+        eprintln!("wrote {}", destination.index.display());
+    }
     if !json && !reproducing {
-        let checked = plural(scenarios.len(), "scenario");
         outln!("");
-        let summary = if not_met > 0 {
-            format!("{checked}: SOME EXPECTATIONS NOT MET")
-        } else if simulating {
-            format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
-        } else if unproven > 0 {
-            format!(
-                "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
-                if unproven == 1 { "has" } else { "have" }
-            )
-        } else {
-            format!("{checked}: every expectation met")
-        };
         outln!("{summary}");
         if !refused.is_empty() {
             outln!(
@@ -867,9 +899,11 @@ impl<'a> TraceWriter<'a> {
             let json_path =
                 self.write_json(dir, scenario, trace, "violated", found_by, property.seed)?;
             let stem = json_path.with_extension("");
-            let diagram = scenario.with_world(Diagram {
-                actions: &trace.actions,
-            });
+            let diagram = scenario
+                .with_world(BuildDiagram {
+                    actions: &trace.actions,
+                })
+                .mermaid();
             let md_path = stem.with_extension("md");
             let markdown = format!(
                 "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
@@ -966,17 +1000,6 @@ fn found_by_seed(found_by: &str, seed: Option<u64>, property: &str) -> String {
         Some(seed) if property == trace::PANIC => format!("{found_by} --seed {seed} --runs 1"),
         Some(seed) => format!("{found_by} --seed {seed} --runs 1 --reproduce {property}"),
         None => found_by.to_string(),
-    }
-}
-
-struct Diagram<'a> {
-    actions: &'a [zoocheck::world::Action],
-}
-
-impl WorldTask for Diagram<'_> {
-    type Output = String;
-    fn run<R: Recipe>(self, world: World<R>) -> String {
-        trace::mermaid(&world, self.actions)
     }
 }
 

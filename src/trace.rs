@@ -383,7 +383,8 @@ fn connection<S>(state: &WorldState<S>, c: usize) -> String {
     format!("{process}, {link}{server}")
 }
 
-fn op(op: &Op) -> String {
+/// A request in words (`create /lock/c0-lock- (ephemeral sequential)`).
+pub(crate) fn op(op: &Op) -> String {
     match op {
         Op::Create { path, mode, .. } => {
             let mode = match mode {
@@ -411,7 +412,8 @@ fn op(op: &Op) -> String {
     }
 }
 
-fn result(result: &OpResult) -> String {
+/// What a request ended with, in words (`created /lock/c0-lock-0000000000`).
+pub(crate) fn result(result: &OpResult) -> String {
     match result {
         Err(code) => code.name().into(),
         Ok(Response::Created { path, .. }) => format!("created {path}"),
@@ -441,7 +443,7 @@ fn message(message: &ServerMessage) -> String {
 }
 
 /// The requests client `c` issued in this step (sent or queued).
-fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> Vec<Request> {
+pub(crate) fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> Vec<Request> {
     let pending = |state: &WorldState<S>| {
         let client = state.net.client(c);
         client
@@ -790,109 +792,6 @@ impl TraceFile {
             found_by,
             actions: trace.actions.clone(),
             steps: trace.steps.iter().map(|step| step.text.clone()).collect(),
-        }
-    }
-}
-
-/// The trace as a Mermaid sequence diagram: each client and the store is a
-/// lifeline, requests and replies are arrows, faults are shaded notes.
-pub fn mermaid<R: Recipe>(world: &World<R>, actions: &[Action]) -> String {
-    let mut out = String::from("sequenceDiagram\n");
-    for client in 0..world.clients() {
-        let _ = writeln!(out, "    participant c{client}");
-    }
-    out.push_str("    participant store\n");
-    let mut state = world.init_states().remove(0);
-    for action in actions {
-        let Ok((next, observed)) = world.try_step_observed(&state, action) else {
-            break;
-        };
-        let text = describe(world, &state, action, &next, &observed);
-        mermaid_step(&mut out, &state, action, &next, &text);
-        state = next;
-    }
-    out
-}
-
-/// Mermaid reads `;` and `#` as syntax: keep them out of messages.
-fn label(text: &str) -> String {
-    text.replace(';', ",").replace('#', "").replace('\n', " ")
-}
-
-/// One step of the diagram; `text` is the step in words.
-fn mermaid_step<S>(
-    out: &mut String,
-    before: &WorldState<S>,
-    action: &Action,
-    after: &WorldState<S>,
-    text: &str,
-) {
-    let sends = |out: &mut String, c: usize| {
-        for request in sent(before, after, c) {
-            let _ = writeln!(out, "    c{c}-)store: {}", label(&op(&request.op)));
-        }
-    };
-    match *action {
-        Action::Invoke(c) | Action::Deliver(c) | Action::Reconnect(c) | Action::Resume(c) => {
-            // One note per clause of the step's words; the requests it sent
-            // are arrows instead.
-            let prefix = format!("c{c} ");
-            for part in text.split("; ").filter(|part| !part.starts_with("sends ")) {
-                let _ = writeln!(
-                    out,
-                    "    Note over c{c}: {}",
-                    label(part.trim_start_matches(&prefix))
-                );
-            }
-            sends(out, c);
-        }
-        Action::Serve(c) => {
-            let request = before.net.links[c]
-                .up
-                .front()
-                .map(|r| op(&r.op))
-                .unwrap_or_default();
-            let reply = match after.net.links[c].down.back() {
-                Some(ServerMessage::Reply { result: r, .. }) => result(r),
-                _ => String::new(),
-            };
-            let _ = writeln!(out, "    Note over store: serves {}", label(&request));
-            let _ = writeln!(out, "    store--)c{c}: {}", label(&reply));
-            notifications(out, before, after, Some(c));
-        }
-        Action::SessionTimeout(_) | Action::Fault(_) => {
-            let over = match action {
-                Action::Fault(fault) => format!("c{}", fault.client()),
-                _ => "store".to_string(),
-            };
-            out.push_str("    rect rgb(255, 225, 225)\n");
-            let _ = writeln!(out, "    Note over {over},store: {}", label(&text));
-            out.push_str("    end\n");
-            notifications(out, before, after, None);
-        }
-    }
-}
-
-/// An arrow for each notification the server queued in this step.
-fn notifications<S>(
-    out: &mut String,
-    before: &WorldState<S>,
-    after: &WorldState<S>,
-    served: Option<usize>,
-) {
-    for (c, (was, is)) in before.net.links.iter().zip(&after.net.links).enumerate() {
-        // A server action only appends to links; the served client's link
-        // gained its reply last, after any events.
-        let gained = is.down.len().saturating_sub(was.down.len());
-        let events = if Some(c) == served {
-            gained.saturating_sub(1)
-        } else {
-            gained
-        };
-        for message in is.down.iter().skip(is.down.len() - gained).take(events) {
-            if let ServerMessage::Notification(event) = message {
-                let _ = writeln!(out, "    store--)c{c}: {:?} {}", event.kind, event.path);
-            }
         }
     }
 }

@@ -948,6 +948,215 @@ fn mermaid_notes_are_not_repeated() {
     }
 }
 
+// ---------------------------------------------------------------- report
+
+/// `text` as an HTML page shows it escaped.
+fn html_escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// Each `<svg ...>` element of `html` with the number of arrows it declares
+/// and the number it holds.
+fn diagrams(html: &str) -> Vec<(usize, usize)> {
+    html.split("<svg ")
+        .skip(1)
+        .map(|rest| {
+            let svg = &rest[..rest.find("</svg>").expect("a closed svg")];
+            let declared = svg
+                .split_once(" data-arrows=\"")
+                .and_then(|(_, rest)| rest.split_once('"'))
+                .and_then(|(number, _)| number.parse().ok())
+                .unwrap_or_else(|| panic!("no data-arrows: {}", &svg[..200.min(svg.len())]));
+            (declared, svg.matches("<g class=\"arrow ").count())
+        })
+        .collect()
+}
+
+#[test]
+fn check_report_writes_one_page_with_a_diagram_per_counterexample() {
+    let snap = snapshot(PAUSE_EXPIRE);
+    let temp = TempDir::new("report");
+    let dir = temp.path().join("a").join("report");
+    let run = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--report".as_ref(),
+        dir.as_os_str(),
+    ]);
+    expect_code(&run, 0, "check --report");
+    let index = dir.join("index.html");
+    assert!(
+        run.stderr.contains(&format!("wrote {}", index.display())),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(sorted_file_names(&dir), ["index.html"]);
+    let html = std::fs::read_to_string(&index).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
+    assert!(html.ends_with("</html>\n"));
+    // Self-contained: nothing to fetch, nothing to run.
+    for outside in ["<script", "<link", " src=", "url(", "@import"] {
+        assert!(!html.contains(outside), "the page holds {outside:?}");
+    }
+    assert_eq!(
+        html.matches("http").count(),
+        html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(),
+        "no address but SVG's namespace"
+    );
+    // The verdict table: one row per property, the text table's columns.
+    assert!(html.contains("<th>scenario</th><th>property</th><th>expected</th><th>actual</th><th class=\"number\">unique states</th><th class=\"number\">deepest</th><th class=\"number\">steps</th><th class=\"number\">seconds</th>"), "{html}");
+    assert_eq!(
+        html.matches("<tr class=\"met\">").count(),
+        LOCK_PROPERTIES.len()
+    );
+    for property in LOCK_PROPERTIES {
+        let (expected, actual) = snap.verdict(property);
+        let cells = format!(
+            "<td>lock/guid_pause_expire</td><td>{property}</td><td>{expected}</td><td>{actual}<span class=\"mark\"></span></td><td class=\"number\">{}</td><td class=\"number\">{}</td>",
+            snap.unique, snap.max_depth
+        );
+        assert!(html.contains(&cells), "{cells}\n{html}");
+    }
+    // One section per counterexample, its steps as the snapshot has them, and
+    // one diagram with as many arrows as it declares.
+    assert_eq!(html.matches("<section class=\"trace\"").count(), 2);
+    let found = diagrams(&html);
+    assert_eq!(found.len(), 2, "one diagram per counterexample");
+    for (declared, held) in &found {
+        assert!(*declared > 0);
+        assert_eq!(declared, held);
+    }
+    for (index, property) in ["mutual_exclusion", "resource_safety"].iter().enumerate() {
+        let steps = snap.counterexample(property);
+        let heading = format!(
+            "<section class=\"trace\" id=\"trace-{}\">\n<h3>lock/guid_pause_expire: {property} violated in {} steps</h3>",
+            index + 1,
+            steps.len()
+        );
+        assert!(html.contains(&heading), "{heading}\n{html}");
+        assert!(html.contains(&format!(
+            "<a href=\"#trace-{}\">{}</a>",
+            index + 1,
+            steps.len()
+        )));
+        let list: String = steps
+            .iter()
+            .map(|step| format!("<li>{}</li>\n", html_escaped(step)))
+            .collect();
+        assert!(
+            html.contains(&format!("<ol class=\"steps\">\n{list}</ol>")),
+            "{property}\n{html}"
+        );
+    }
+
+    // Again: the report replaces its own, and says so.
+    let again = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--report".as_ref(),
+        dir.as_os_str(),
+    ]);
+    expect_code(&again, 0, "check --report again");
+    assert!(
+        again
+            .stderr
+            .contains(&format!("note: replacing {}", index.display())),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(diagrams(&std::fs::read_to_string(&index).unwrap()).len(), 2);
+}
+
+#[test]
+fn check_report_refuses_a_file_and_a_page_it_did_not_write() {
+    let temp = TempDir::new("report-refused");
+    let file = temp.path().join("report.html");
+    std::fs::write(&file, "mine").unwrap();
+    let run = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--report".as_ref(),
+        file.as_os_str(),
+    ]);
+    expect_code(&run, 2, "--report on a file");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "zoocheck: {}: not a directory; --report wants a directory to write index.html in\n",
+            file.display()
+        )
+    );
+    assert_eq!(run.stdout, "", "refused before the search");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+
+    let dir = temp.path().join("site");
+    std::fs::create_dir_all(&dir).unwrap();
+    let index = dir.join("index.html");
+    let theirs = "<!DOCTYPE html>\n<title>someone's page</title>\n";
+    std::fs::write(&index, theirs).unwrap();
+    let run = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--report".as_ref(),
+        dir.as_os_str(),
+    ]);
+    expect_code(&run, 2, "--report over another page");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "zoocheck: {} exists and zoocheck did not write it: not replacing it",
+            index.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "", "refused before the search");
+    assert_eq!(std::fs::read_to_string(&index).unwrap(), theirs);
+}
+
+#[test]
+fn check_report_escapes_what_it_shows() {
+    // A scenario whose description is markup, under a `scenarios` directory
+    // of its own.
+    let temp = TempDir::new("report-escape");
+    let scenarios = temp.path().join("scenarios").join("lock");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let original = std::fs::read_to_string(manifest_dir().join(PAUSE_EXPIRE)).unwrap();
+    let markup = "<script>alert(\\\"x\\\")</script> & <b>bold</b>";
+    let text = original.replacen(
+        "The holder pauses",
+        &format!("{markup} The holder pauses"),
+        1,
+    );
+    assert_ne!(text, original, "the description was changed");
+    let file = scenarios.join("guid_pause_expire.toml");
+    std::fs::write(&file, text).unwrap();
+    let dir = temp.path().join("report");
+    let run = zoocheck([
+        "check".as_ref(),
+        file.as_os_str(),
+        "--report".as_ref(),
+        dir.as_os_str(),
+    ]);
+    expect_code(&run, 0, "check --report of a scenario with markup");
+    let html = std::fs::read_to_string(dir.join("index.html")).unwrap();
+    assert!(!html.contains("<script"), "{html}");
+    assert!(!html.contains("<b>"), "{html}");
+    assert_eq!(
+        html.matches("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;bold&lt;/b&gt; The holder pauses")
+            .count(),
+        2,
+        "the description, escaped, above each counterexample"
+    );
+    assert!(
+        html.contains("the server expires c0&#39;s session"),
+        "{html}"
+    );
+}
+
 #[test]
 fn replay_of_a_tampered_trace_fails() {
     let (temp, out) = pause_expire_traces("tamper");

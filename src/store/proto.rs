@@ -315,6 +315,18 @@ pub enum EventType {
     NodeChildrenChanged,
 }
 
+impl EventType {
+    /// The client library's name for the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventType::NodeCreated => "NodeCreated",
+            EventType::NodeDeleted => "NodeDeleted",
+            EventType::NodeDataChanged => "NodeDataChanged",
+            EventType::NodeChildrenChanged => "NodeChildrenChanged",
+        }
+    }
+}
+
 /// A watch notification: only the type and the path, never data, a Stat or a
 /// child's name (`NodeChildrenChanged` names the parent).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -325,7 +337,7 @@ pub struct WatchEvent {
 
 impl fmt::Display for WatchEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{:?} {}", self.kind, self.path)
+        write!(f, "{} {}", self.kind.name(), self.path)
     }
 }
 
