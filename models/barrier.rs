@@ -283,6 +283,13 @@ impl Recipe for Barrier {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Barrier>(self))
+    }
+}
+
 impl Catalogued for Barrier {
     const NAME: &'static str = "barrier";
     const DOCS: Docs = Docs {

@@ -229,6 +229,13 @@ impl Recipe for Configuration {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Configuration>(self))
+    }
+}
+
 impl Catalogued for Configuration {
     const NAME: &'static str = "configuration";
     const DOCS: Docs = Docs {

@@ -584,6 +584,13 @@ impl Recipe for DoubleBarrier {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<DoubleBarrier>(self))
+    }
+}
+
 impl Catalogued for DoubleBarrier {
     /// A restarted process runs its script again: with `ready` still there it
     /// enters at once, possibly after the others left (which `leave_safety`,

@@ -294,6 +294,13 @@ impl Recipe for Election {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Election>(self))
+    }
+}
+
 impl Catalogued for Election {
     const NAME: &'static str = "election";
     const DOCS: Docs = Docs {

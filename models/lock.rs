@@ -143,6 +143,13 @@ impl Recipe for Lock {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Lock>(self))
+    }
+}
+
 impl Catalogued for Lock {
     const NAME: &'static str = "lock";
     const DOCS: Docs = Docs {

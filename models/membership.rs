@@ -245,6 +245,13 @@ impl Recipe for Membership {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Membership>(self))
+    }
+}
+
 impl Catalogued for Membership {
     const NAME: &'static str = "membership";
     const DOCS: Docs = Docs {

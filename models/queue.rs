@@ -839,6 +839,13 @@ impl Recipe for Queue {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<Queue>(self))
+    }
+}
+
 impl Catalogued for Queue {
     /// A restarted producer numbers its puts from 0 again, and an item is
     /// named by its producer's client and serial, not by its process: its

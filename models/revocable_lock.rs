@@ -412,6 +412,13 @@ impl Recipe for RevocableLock {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<RevocableLock>(self))
+    }
+}
+
 impl Catalogued for RevocableLock {
     const NAME: &'static str = "revocable_lock";
     const DOCS: Docs = Docs {

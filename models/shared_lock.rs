@@ -143,6 +143,13 @@ impl Recipe for SharedLock {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<SharedLock>(self))
+    }
+}
+
 impl Catalogued for SharedLock {
     const NAME: &'static str = "shared_lock";
     const DOCS: Docs = Docs {

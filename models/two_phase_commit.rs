@@ -591,6 +591,13 @@ impl Recipe for TwoPhaseCommit {
     }
 }
 
+/// A command in a trace: the name scenario scripts give it.
+impl std::fmt::Display for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(crate::scenario::command_name::<TwoPhaseCommit>(self))
+    }
+}
+
 impl Catalogued for TwoPhaseCommit {
     const NAME: &'static str = "two_phase_commit";
     const DOCS: Docs = Docs {

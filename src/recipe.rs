@@ -207,8 +207,9 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// One client's recipe state; traces print it with Display, in words
     /// (`Watching c0-lock-0000000000 from c1-lock-0000000001`), never as Rust.
     type State: Clone + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
-    /// What the application can ask of the recipe.
-    type Command: Clone + Copy + Debug + PartialEq + Eq + Hash + Send + Sync;
+    /// What the application can ask of the recipe; traces print it with
+    /// Display, as scenario scripts name it (`vote_commit`).
+    type Command: Clone + Copy + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
 
     /// The state of a freshly started process.
     fn init(&self, me: Incarnation) -> Self::State;

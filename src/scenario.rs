@@ -269,6 +269,15 @@ pub trait Catalogued: Recipe {
     }
 }
 
+/// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how
+/// a recipe's commands print.
+pub fn command_name<R: Catalogued>(command: &R::Command) -> &'static str {
+    R::COMMANDS
+        .iter()
+        .find(|(_, known)| known == command)
+        .map_or("(a command no script can name)", |(name, _)| name)
+}
+
 /// [`Catalogued::check_faults`] for a recipe whose world cannot restart a
 /// process soundly, saying `why`.
 pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static str, String)> {

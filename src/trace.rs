@@ -438,7 +438,7 @@ pub(crate) fn result(result: &OpResult) -> String {
 fn message(message: &ServerMessage) -> String {
     match message {
         ServerMessage::Reply { result: r, .. } => format!("reply {}", result(r)),
-        ServerMessage::Notification(event) => format!("event {:?} {}", event.kind, event.path),
+        ServerMessage::Notification(event) => format!("event {} {}", event.kind.name(), event.path),
     }
 }
 
@@ -640,10 +640,7 @@ pub fn describe<R: Recipe>(
     match *action {
         Action::Invoke(c) => {
             let command = &world.scripts[c][usize::from(before.processes[c].commands_given)];
-            format!(
-                "c{c} application: {command:?}{}",
-                reaction(before, after, c)
-            )
+            format!("c{c} application: {command}{}", reaction(before, after, c))
         }
         Action::Serve(c) => {
             let request = before.net.links[c].up.front().expect("served a request");

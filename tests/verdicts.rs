@@ -13,6 +13,16 @@ use zoocheck::world::{Action, Refusal, World, WorldState};
 
 /// A recipe with a bug: each client creates a node and reads its reply;
 /// client 1 panics on reading it.
+/// The one command of these test recipes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Go;
+
+impl std::fmt::Display for Go {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("go")
+    }
+}
+
 #[derive(Clone, Debug)]
 struct Brittle {
     dir: Path,
@@ -20,15 +30,15 @@ struct Brittle {
 
 impl Recipe for Brittle {
     type State = u8;
-    type Command = ();
+    type Command = Go;
 
     fn init(&self, _me: Incarnation) -> u8 {
         0
     }
 
-    fn handle(&self, me: Incarnation, state: &mut u8, input: Input<()>, out: &mut Effects) {
+    fn handle(&self, me: Incarnation, state: &mut u8, input: Input<Go>, out: &mut Effects) {
         match input {
-            Input::Command(()) => {
+            Input::Command(Go) => {
                 *state = 1;
                 out.send(Op::Create {
                     path: self.dir.child(&format!("c{}-", me.client)),
@@ -72,7 +82,7 @@ fn brittle(budget: FaultBudget) -> World<Brittle> {
         recipe: Brittle {
             dir: Path::new("/brittle"),
         },
-        scripts: vec![vec![()]; 2],
+        scripts: vec![vec![Go]; 2],
         budget,
         expire_anytime: false,
         store: StoreConfig::default(),
@@ -197,15 +207,15 @@ impl std::fmt::Display for Scribbled {
 
 impl Recipe for Scribbler {
     type State = Scribbled;
-    type Command = ();
+    type Command = Go;
 
     fn init(&self, _me: Incarnation) -> Scribbled {
         Scribbled(0, false)
     }
 
-    fn handle(&self, me: Incarnation, state: &mut Scribbled, input: Input<()>, out: &mut Effects) {
+    fn handle(&self, me: Incarnation, state: &mut Scribbled, input: Input<Go>, out: &mut Effects) {
         match input {
-            Input::Command(()) => {
+            Input::Command(Go) => {
                 state.1 = true;
                 out.send(Op::Create {
                     path: self.dir.child(&format!("c{}-", me.client)),
@@ -254,7 +264,7 @@ fn limits_hold_after_every_property_is_found() {
         recipe: Scribbler {
             dir: Path::new("/scribbles"),
         },
-        scripts: vec![vec![(); 5]; 3],
+        scripts: vec![vec![Go; 5]; 3],
         budget: FaultBudget::default(),
         expire_anytime: false,
         store: StoreConfig::default(),
