@@ -204,6 +204,15 @@ impl Recipe for Barrier {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        // A unit variant's discriminant is its place in PHASES.
+        1 << state.phase as u32
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -479,3 +488,9 @@ fn violation(world: &World<Barrier>, run: Run<'_, State>, property: &str) -> Opt
         _ => None,
     }
 }
+
+/// The phases by name, in declaration order: what a check's coverage
+/// reports ([`Recipe::phase_names`]).
+const PHASES: [&str; 7] = [
+    "Idle", "Checking", "Waiting", "Passed", "Lifting", "Lifted", "Dead",
+];

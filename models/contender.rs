@@ -518,3 +518,38 @@ pub(crate) fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
     }
     all
 }
+
+/// The contender's phases by name, in [`Phase::index`] order: what a
+/// check's coverage reports ([`crate::recipe::Recipe::phase_names`]).
+pub const PHASES: [&str; 11] = [
+    "Idle",
+    "Creating",
+    "Recovering",
+    "Listing",
+    "Watching",
+    "WaitingForChildren",
+    "Held",
+    "Suspended",
+    "Releasing",
+    "Abandoning",
+    "Dead",
+];
+
+impl Phase {
+    /// This phase's place in [`PHASES`].
+    pub fn index(&self) -> u32 {
+        match self {
+            Phase::Idle => 0,
+            Phase::Creating => 1,
+            Phase::Recovering => 2,
+            Phase::Listing => 3,
+            Phase::Watching(_) => 4,
+            Phase::WaitingForChildren => 5,
+            Phase::Held => 6,
+            Phase::Suspended => 7,
+            Phase::Releasing => 8,
+            Phase::Abandoning => 9,
+            Phase::Dead => 10,
+        }
+    }
+}

@@ -497,6 +497,14 @@ impl Recipe for DoubleBarrier {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        1 << state.phase.index()
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -893,5 +901,44 @@ fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) 
             ))
         }
         _ => None,
+    }
+}
+
+/// The phases by name, in [`Phase::index`] order: what a check's coverage
+/// reports ([`Recipe::phase_names`]).
+const PHASES: [&str; 13] = [
+    "Idle",
+    "Arming",
+    "Joining",
+    "Counting",
+    "AwaitingReady",
+    "CreatingReady",
+    "Computing",
+    "Listing",
+    "Watching",
+    "Deleting",
+    "Draining",
+    "Left",
+    "Dead",
+];
+
+impl Phase {
+    /// This phase's place in [`PHASES`].
+    fn index(&self) -> u32 {
+        match self {
+            Phase::Idle => 0,
+            Phase::Arming => 1,
+            Phase::Joining => 2,
+            Phase::Counting => 3,
+            Phase::AwaitingReady => 4,
+            Phase::CreatingReady => 5,
+            Phase::Computing => 6,
+            Phase::Listing => 7,
+            Phase::Watching(_) => 8,
+            Phase::Deleting => 9,
+            Phase::Draining => 10,
+            Phase::Left => 11,
+            Phase::Dead => 12,
+        }
     }
 }

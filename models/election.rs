@@ -231,6 +231,14 @@ impl Recipe for Election {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        1 << state.contender.phase.index() | 1 << (11 + state.ack.index())
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -540,5 +548,40 @@ fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Op
             ))
         }
         _ => None,
+    }
+}
+
+/// The election's phases: the contender's, then the acknowledgement's.
+const PHASES: [&str; 17] = [
+    "Idle",
+    "Creating",
+    "Recovering",
+    "Listing",
+    "Watching",
+    "WaitingForChildren",
+    "Held",
+    "Suspended",
+    "Releasing",
+    "Abandoning",
+    "Dead",
+    "ack None",
+    "ack Creating",
+    "ack Checking",
+    "ack Waiting",
+    "ack Done",
+    "ack Deleting",
+];
+
+impl Ack {
+    /// This phase's place among the acknowledgement's in [`PHASES`].
+    fn index(&self) -> u32 {
+        match self {
+            Ack::None => 0,
+            Ack::Creating => 1,
+            Ack::Checking => 2,
+            Ack::Waiting => 3,
+            Ack::Done => 4,
+            Ack::Deleting => 5,
+        }
     }
 }

@@ -108,6 +108,14 @@ impl Recipe for Lock {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &super::contender::PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        1 << state.phase.index()
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State::new(Role::Lock)
     }

@@ -182,6 +182,15 @@ impl Recipe for Membership {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        // A unit variant's discriminant is its place in PHASES.
+        1 << state.phase as u32
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -421,3 +430,7 @@ fn violation(world: &World<Membership>, run: Run<'_, State>, property: &str) -> 
         _ => None,
     }
 }
+
+/// The phases by name, in declaration order: what a check's coverage
+/// reports ([`Recipe::phase_names`]).
+const PHASES: [&str; 4] = ["Idle", "Creating", "Member", "Dead"];

@@ -93,6 +93,14 @@ impl Recipe for PriorityQueue {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &queue::PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        state.phases()
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

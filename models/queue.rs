@@ -805,6 +805,14 @@ impl Recipe for Queue {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        state.phases()
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -1211,5 +1219,45 @@ pub fn violation<R: Recipe>(
             ))
         }
         _ => None,
+    }
+}
+
+/// The queue's phases by name: a producer's put, a consumer's take, and a
+/// process whose session ended ([`State::phases`]).
+pub const PHASES: [&str; 12] = [
+    "put Idle",
+    "put Creating",
+    "put Recovering",
+    "put CleaningUp",
+    "take Idle",
+    "take Listing",
+    "take Waiting",
+    "take Reading",
+    "take Deleting",
+    "take Checking",
+    "take CleaningUp",
+    "dead",
+];
+
+impl State {
+    /// The phases of [`PHASES`] this state is in, as bits: its put's, its
+    /// take's, and whether it is dead.
+    pub fn phases(&self) -> u64 {
+        let put = match self.put {
+            Put::Idle => 0,
+            Put::Creating(_) => 1,
+            Put::Recovering(_) => 2,
+            Put::CleaningUp(_) => 3,
+        };
+        let take = match self.take {
+            Take::Idle => 4,
+            Take::Listing => 5,
+            Take::Waiting => 6,
+            Take::Reading(_) => 7,
+            Take::Deleting(..) => 8,
+            Take::Checking(..) => 9,
+            Take::CleaningUp => 10,
+        };
+        1 << put | 1 << take | u64::from(self.dead) << 11
     }
 }

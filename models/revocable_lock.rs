@@ -315,6 +315,14 @@ impl Recipe for RevocableLock {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        1 << state.lock.phase.index() | 1 << (11 + state.revoker.index())
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -579,5 +587,38 @@ fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) 
             ))
         }
         _ => None,
+    }
+}
+
+/// The revocable lock's phases: the contender's, then the revoker's.
+const PHASES: [&str; 16] = [
+    "Idle",
+    "Creating",
+    "Recovering",
+    "Listing",
+    "Watching",
+    "WaitingForChildren",
+    "Held",
+    "Suspended",
+    "Releasing",
+    "Abandoning",
+    "Dead",
+    "revoker Idle",
+    "revoker Listing",
+    "revoker Waiting",
+    "revoker Asked",
+    "revoker Forcing",
+];
+
+impl Revoker {
+    /// This phase's place among the revoker's in [`PHASES`].
+    fn index(&self) -> u32 {
+        match self {
+            Revoker::Idle => 0,
+            Revoker::Listing => 1,
+            Revoker::Waiting => 2,
+            Revoker::Asked { .. } => 3,
+            Revoker::Forcing { .. } => 4,
+        }
     }
 }

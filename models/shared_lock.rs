@@ -93,6 +93,14 @@ impl Recipe for SharedLock {
     type State = State;
     type Command = Command;
 
+    fn phase_names(&self) -> &'static [&'static str] {
+        &super::contender::PHASES
+    }
+
+    fn phases(&self, state: &Self::State) -> u64 {
+        1 << state.phase.index()
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State::new(Role::Read)
     }

@@ -95,6 +95,15 @@ enum Command {
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
+        /// Print the shortest run that shows PROPERTY under the table: a
+        /// witness of a reached `sometimes`, a counterexample to a violated
+        /// `always`. Repeatable, e.g. --witness waiter_woken.
+        #[arg(long, value_name = "PROPERTY")]
+        witness: Vec<String>,
+        /// Print what each search covered: the recipe phases some client
+        /// entered and those none did, and the budgeted faults injected.
+        #[arg(long)]
+        coverage: bool,
         /// Write each counterexample into this directory, e.g. --trace-out traces/:
         /// a JSON trace (for `zoocheck replay`) and a Markdown page with a Mermaid diagram.
         #[arg(long, value_name = "DIR")]
@@ -227,6 +236,8 @@ fn main() -> ExitCode {
             timeout,
             max_memory,
             json,
+            witness,
+            coverage,
             trace_out,
             report,
         } => {
@@ -238,6 +249,7 @@ fn main() -> ExitCode {
                 timeout,
                 max_memory: Some(max_memory.unwrap_or_else(zoocheck::memory::default_budget)),
                 progress: Some(show_progress as fn(&Progress)),
+                witnesses: !witness.is_empty(),
             };
             if zoocheck::memory::resident_bytes().is_none() {
                 eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
@@ -247,7 +259,10 @@ fn main() -> ExitCode {
                 json,
                 trace_out.as_deref(),
                 report.as_deref(),
-                Mode::Check,
+                Mode::Check {
+                    witness: &witness,
+                    coverage,
+                },
                 |scenario| {
                     set_progress_name(&scenario.name);
                     let outcome = scenario.check(&options);
@@ -342,7 +357,12 @@ fn seconds(text: &str) -> Result<Duration, String> {
 
 #[derive(Clone, Copy)]
 enum Mode<'a> {
-    Check,
+    Check {
+        /// The properties `--witness` asks to see a shortest run of.
+        witness: &'a [String],
+        /// `--coverage`.
+        coverage: bool,
+    },
     Simulate {
         options: SimulateOptions,
         /// The one property `--reproduce` asks about.
@@ -497,6 +517,21 @@ fn run(
                     scenario.name,
                     known.join(", ")
                 )));
+            }
+        }
+    }
+    if let Mode::Check { witness, .. } = mode {
+        for scenario in &scenarios {
+            for property in witness {
+                if !scenario.expect.iter().any(|(name, _)| name == property) {
+                    let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
+                    return Err(UsageError(format!(
+                        "--witness {}: not a property of {}; expected one of {}",
+                        quoted(property, 60),
+                        scenario.name,
+                        known.join(", ")
+                    )));
+                }
             }
         }
     }
@@ -659,7 +694,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
         scenario: &scenario.name,
         file: &scenario.file,
         mode: match mode {
-            Mode::Check => "check",
+            Mode::Check { .. } => "check",
             Mode::Simulate { .. } => "simulate",
         },
         unique_states: outcome.unique_states,
@@ -722,7 +757,7 @@ fn print_header(mode: Mode, columns: Columns) {
         property: pw,
     } = columns;
     match mode {
-        Mode::Check => outln!(
+        Mode::Check { .. } => outln!(
             "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
@@ -756,7 +791,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     } = columns;
     let seconds = outcome.elapsed.as_secs_f64();
     let counted = match mode {
-        Mode::Check => outcome.unique_states,
+        Mode::Check { .. } => outcome.unique_states,
         Mode::Simulate { .. } => outcome.states,
     };
     let rate = if seconds > 0.0 {
@@ -778,7 +813,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
             .as_ref()
             .filter(|_| property.actual == Verdict::Violated)
             .map_or("-".to_string(), |trace| {
-                let star = if trace.shortest || !matches!(mode, Mode::Check) {
+                let star = if trace.shortest || !matches!(mode, Mode::Check { .. }) {
                     ""
                 } else {
                     "*"
@@ -802,7 +837,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
         property.actual == Verdict::Violated
             && property.trace.as_ref().is_some_and(|trace| !trace.shortest)
     });
-    if unshortened && matches!(mode, Mode::Check) {
+    if unshortened && matches!(mode, Mode::Check { .. }) {
         outln!("  (* a counterexample not known to be the shortest: the search for it stopped at a limit)");
     }
     if let Mode::Simulate { options, .. } = mode {
@@ -816,6 +851,12 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
                     property.name
                 );
             }
+        }
+    }
+    if let Mode::Check { witness, coverage } = mode {
+        print_coverage(outcome, coverage);
+        for name in witness {
+            print_witness(outcome, name);
         }
     }
     if let Some(panic) = &outcome.panic {
@@ -832,16 +873,77 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
         }
     }
     match (outcome.stopped, mode) {
-        (Some(Limit::Memory), Mode::Check) => outln!(
+        (Some(Limit::Memory), Mode::Check { .. }) => outln!(
             "  ({} at {} unique states: a `?` verdict is unproven; to go further, give it more memory with --max-memory, ask with fewer clients or faults, or walk the space with `zoocheck simulate`)",
             Limit::Memory.describe(),
             outcome.unique_states
         ),
-        (Some(limit), Mode::Check) => outln!(
+        (Some(limit), Mode::Check { .. }) => outln!(
             "  ({}: a `?` verdict is unproven)",
             limit.describe()
         ),
         _ => {}
+    }
+}
+
+/// Under a check's rows: why a `sometimes` went unreached (the phases no
+/// client entered), and with `--coverage` everything the search covered.
+fn print_coverage(outcome: &Outcome, all: bool) {
+    if let Some(why) = zoocheck::scenario::unreached_why(outcome) {
+        outln!("  {why}");
+    }
+    let Some(coverage) = outcome.coverage.as_ref().filter(|_| all) else {
+        return;
+    };
+    let names = |items: &[(&str, bool)], wanted: bool| {
+        let names: Vec<&str> = items
+            .iter()
+            .filter(|(_, covered)| *covered == wanted)
+            .map(|(name, _)| *name)
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    outln!("  phases entered: {}", names(&coverage.phases, true));
+    outln!("  phases never entered: {}", names(&coverage.phases, false));
+    if coverage.faults.is_empty() {
+        outln!("  faults: none budgeted");
+    } else {
+        outln!("  faults injected: {}", names(&coverage.faults, true));
+        outln!(
+            "  faults never injected: {}",
+            names(&coverage.faults, false)
+        );
+    }
+}
+
+/// `--witness NAME`: the shortest run that shows the property, or why none does.
+fn print_witness(outcome: &Outcome, name: &str) {
+    let Some(property) = outcome.properties.iter().find(|p| p.name == name) else {
+        return;
+    };
+    match (&property.trace, property.actual) {
+        (Some(trace), Verdict::Reached | Verdict::Violated) => {
+            let what = if property.actual == Verdict::Reached {
+                "witness of"
+            } else {
+                "counterexample to"
+            };
+            let shortest = if trace.shortest {
+                ""
+            } else {
+                ", not known to be the shortest"
+            };
+            outln!("\n  {what} {name} ({} steps{shortest}):", trace.steps.len());
+            for line in trace.to_string().lines() {
+                outln!("  {line}");
+            }
+            outln!("");
+        }
+        _ => outln!("  {name}: no run shows it ({})", property.shown()),
     }
 }
 

@@ -247,6 +247,19 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// The phases a client of this recipe can be in, by name: a check
+    /// reports which were never entered (its coverage), which tells why a
+    /// `sometimes` property went unreached. At most 64.
+    fn phase_names(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The phases of [`Recipe::phase_names`] `state` is in, as bits (a
+    /// recipe with two machines, as a queue's put and take, is in two).
+    fn phases(&self, _state: &Self::State) -> u64 {
+        0
+    }
+
     /// The directory whose children the recipe creates (the lock node).
     fn directory(&self) -> &Path;
 

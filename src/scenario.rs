@@ -741,6 +741,10 @@ pub struct CheckOptions {
     pub max_memory: Option<u64>,
     /// Called about five times a second while the search runs.
     pub progress: Option<fn(&Progress)>,
+    /// Give a reached `sometimes` property a shortest example too (a search
+    /// of its own, as a violated `always` gets), not just the path the
+    /// search happened to take.
+    pub witnesses: bool,
 }
 
 /// Where a running search is.
@@ -952,19 +956,24 @@ impl WorldTask for CheckTask<'_> {
             (None, None) => None,
         };
         let complete = stopped.is_none() && !panicked;
+        for initial in world.init_states() {
+            control.cover(&world.recipe, &initial);
+        }
+        let coverage = Coverage::of(&world, &control);
         let discoveries = checker.discoveries();
         let outcomes = properties
             .iter()
             .map(|property| {
                 let trace = discoveries.get(property.name).map(|path| {
                     let found = path.clone().into_actions();
-                    if property.expectation == Expectation::Sometimes {
-                        // An example: its path is enough.
+                    if property.expectation == Expectation::Sometimes && !options.witnesses {
+                        // An example nobody asked to see: its path is enough.
                         return Trace::replay(&world, property, &found);
                     }
-                    // A counterexample: search again for the shortest, breadth
-                    // first and only as deep as it is. If that search runs out
-                    // of time or memory, the path found is the one shown.
+                    // A counterexample (or a witness asked for): search again
+                    // for the shortest, breadth first and only as deep as it
+                    // is. If that search runs out of time or memory, the path
+                    // found is the one shown.
                     match world.shortest_path_within(
                         |state| discovered(&world, property, state),
                         &mut go_on,
@@ -988,6 +997,7 @@ impl WorldTask for CheckTask<'_> {
             stopped,
             properties: outcomes,
             panic,
+            coverage: Some(coverage),
         }
     }
 }
@@ -1233,6 +1243,63 @@ pub struct Outcome {
     pub properties: Vec<PropertyOutcome>,
     /// A panic the search met (it stopped there).
     pub panic: Option<PanicReport>,
+    /// What a check covered (a simulation reports none).
+    pub coverage: Option<Coverage>,
+}
+
+/// What a check's search covered: each phase of the recipe some client
+/// entered, and each fault kind the scenario budgets that some path
+/// injected. A `sometimes` property left unreached is explained by what was
+/// never entered (Spin prints the code it never reached; TLC counts each
+/// action).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// Each phase of [`Recipe::phase_names`], and whether it was entered.
+    pub phases: Vec<(&'static str, bool)>,
+    /// Each fault kind with a budget, and whether it was injected.
+    pub faults: Vec<(&'static str, bool)>,
+}
+
+impl Coverage {
+    /// The phases no client entered.
+    pub fn never_entered(&self) -> Vec<&'static str> {
+        self.phases
+            .iter()
+            .filter(|(_, entered)| !entered)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    /// The budgeted fault kinds no path injected.
+    pub fn never_injected(&self) -> Vec<&'static str> {
+        self.faults
+            .iter()
+            .filter(|(_, injected)| !injected)
+            .map(|(name, _)| *name)
+            .collect()
+    }
+
+    fn of<R: Recipe>(world: &World<R>, control: &Control<R::State>) -> Coverage {
+        let phases = control.phases.load(Ordering::Relaxed);
+        let faults = control.faults.load(Ordering::Relaxed);
+        Coverage {
+            phases: world
+                .recipe
+                .phase_names()
+                .iter()
+                .enumerate()
+                .map(|(bit, name)| (*name, phases & 1 << bit != 0))
+                .collect(),
+            faults: world
+                .budget
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, (_, budget))| *budget > 0)
+                .map(|(bit, (kind, _))| (*kind, faults & 1 << bit != 0))
+                .collect(),
+        }
+    }
 }
 
 impl Outcome {
@@ -1261,6 +1328,41 @@ impl Outcome {
 
 /// The verdicts, the state counts and every trace of a checked scenario, as
 /// the snapshot pins them.
+/// Why a `sometimes` property may have gone unreached, when one did: the
+/// recipe phases no client entered and the budgeted faults never injected.
+pub fn unreached_why(outcome: &Outcome) -> Option<String> {
+    let unreached: Vec<&str> = outcome
+        .properties
+        .iter()
+        .filter(|property| property.actual == Verdict::Unreached)
+        .map(|property| property.name)
+        .collect();
+    let coverage = outcome.coverage.as_ref()?;
+    if unreached.is_empty() {
+        return None;
+    }
+    let list = |names: Vec<&str>| {
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    let mut out = format!(
+        "unreached: {}; phases no client entered: {}",
+        unreached.join(", "),
+        list(coverage.never_entered())
+    );
+    if !coverage.faults.is_empty() {
+        let _ = write!(
+            out,
+            "; faults never injected: {}",
+            list(coverage.never_injected())
+        );
+    }
+    Some(out)
+}
+
 pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     let mut out = String::new();
     let subject = &scenario.subject;
@@ -1325,6 +1427,9 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
             property.expected.name(),
             property.shown()
         );
+    }
+    if let Some(why) = unreached_why(outcome) {
+        let _ = writeln!(out, "{why}");
     }
     if let Some(panic) = &outcome.panic {
         let _ = writeln!(out, "\nTHE MODEL PANICKED: {}", panic.message);

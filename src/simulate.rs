@@ -174,6 +174,7 @@ impl WorldTask for SimulateTask<'_> {
             stopped: Some(Limit::Walks),
             properties: outcomes,
             panic,
+            coverage: None,
         }
     }
 }

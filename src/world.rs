@@ -28,7 +28,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
@@ -334,6 +334,12 @@ pub struct Control<S> {
     /// The first panic of the recipe, the store or the client library during
     /// the search; the world raises `halt` when it keeps one.
     pub panic: Mutex<Option<Panic<S>>>,
+    /// The recipe phases some client entered in a state the search reached,
+    /// as bits over [`Recipe::phase_names`].
+    pub phases: AtomicU64,
+    /// The fault kinds injected on some path the search took, as bits over
+    /// [`FaultBudget::fields`].
+    pub faults: AtomicU8,
 }
 
 impl<S> Default for Control<S> {
@@ -341,6 +347,34 @@ impl<S> Default for Control<S> {
         Control {
             halt: AtomicBool::new(false),
             panic: Mutex::new(None),
+            phases: AtomicU64::new(0),
+            faults: AtomicU8::new(0),
+        }
+    }
+}
+
+impl<S> Control<S> {
+    /// Adds what `state` covers: its clients' phases and the fault kinds
+    /// spent to reach it. A load first, so that once everything reachable
+    /// is covered the threads only read the shared words.
+    pub fn cover<R: Recipe<State = S>>(&self, recipe: &R, state: &WorldState<S>) {
+        let phases = state
+            .processes
+            .iter()
+            .fold(0, |bits, process| bits | recipe.phases(&process.recipe));
+        if self.phases.load(Ordering::Relaxed) & phases != phases {
+            self.phases.fetch_or(phases, Ordering::Relaxed);
+        }
+        let faults = state
+            .spent
+            .fields()
+            .iter()
+            .enumerate()
+            .fold(0u8, |bits, (kind, (_, spent))| {
+                bits | u8::from(*spent > 0) << kind
+            });
+        if self.faults.load(Ordering::Relaxed) & faults != faults {
+            self.faults.fetch_or(faults, Ordering::Relaxed);
         }
     }
 }
@@ -992,10 +1026,18 @@ impl<R: Recipe> Model for World<R> {
         let Some(control) = &self.control else {
             return self.step(state, &action);
         };
-        caught(|| self.step(state, &action)).unwrap_or_else(|message| {
-            self.keep_panic(control, state, Some(action), message);
-            None
-        })
+        match caught(|| self.step(state, &action)) {
+            Ok(next) => {
+                if let Some(next) = &next {
+                    control.cover(&self.recipe, next);
+                }
+                next
+            }
+            Err(message) => {
+                self.keep_panic(control, state, Some(action), message);
+                None
+            }
+        }
     }
 
     fn properties(&self) -> Vec<Property<Self>> {

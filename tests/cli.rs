@@ -2195,3 +2195,57 @@ fn a_timeout_stops_even_a_single_threaded_search() {
         "took {elapsed:?}"
     );
 }
+
+#[test]
+fn witness_prints_a_shortest_run_and_coverage_says_what_was_never_entered() {
+    let wrap = "scenarios/lock/guid_sequence_wrap.toml";
+    let run = zoocheck(["check", wrap, "--witness", "someone_acquired", "--coverage"]);
+    expect_code(&run, 0, "check --witness --coverage");
+    // waiter_woken is unreached there: the line under the rows says no client
+    // ever watched a node.
+    assert!(
+        run.stdout.contains(
+            "\n  unreached: waiter_woken; phases no client entered: Recovering, Watching, \
+             WaitingForChildren, Suspended, Abandoning, Dead\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("\n  phases entered: Idle, Creating, Listing, Held, Releasing\n"));
+    assert!(run.stdout.contains("\n  faults: none budgeted\n"));
+    // The shortest witness: one client creates, lists and holds.
+    assert!(
+        run.stdout
+            .contains("\n  witness of someone_acquired (5 steps):\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains(
+        "\n       REACHED someone_acquired: some client acquired the lock (mutual exclusion is not vacuous)\n"
+    ));
+    // A violated always shows its counterexample; an unreached sometimes says so.
+    let run = zoocheck([
+        "check",
+        PAUSE_EXPIRE,
+        "--witness",
+        "mutual_exclusion",
+        "--witness",
+        "herd_avoidance",
+    ]);
+    expect_code(&run, 0, "check --witness of a violation");
+    assert!(run
+        .stdout
+        .contains("\n  counterexample to mutual_exclusion (12 steps):\n"));
+    assert!(run
+        .stdout
+        .contains("\n  herd_avoidance: no run shows it (holds)\n"));
+    // A property the scenario does not have is bad usage, before any search.
+    let run = zoocheck(["check", TWO_CLIENTS, "--witness", "nope"]);
+    expect_code(&run, 2, "--witness of an unknown property");
+    assert!(run
+        .stderr
+        .contains("--witness \"nope\": not a property of lock/guid_2_clients"));
+    assert_eq!(run.stdout, "");
+}
