@@ -115,6 +115,25 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// The fault in words, without the state it hits (the explorer's list of
+    /// next steps); a trace says more ([`crate::trace::describe`]).
+    pub fn words(&self) -> String {
+        match *self {
+            Fault::Crash { client, applied } => {
+                format!("c{client} crashes (the server received {applied} of its requests in flight)")
+            }
+            Fault::Restart { client } => format!("c{client} restarts with a new session"),
+            Fault::Pause { client } => format!("c{client} pauses"),
+            Fault::Disconnect { client, applied } => format!(
+                "c{client}'s connection drops (the server received {applied} of its requests in flight)"
+            ),
+            Fault::Expire { client } => format!("the server expires c{client}'s session"),
+            Fault::LoseReply { client } => {
+                format!("the server applies c{client}'s next request and the reply is lost")
+            }
+        }
+    }
+
     pub fn client(&self) -> ClientId {
         match *self {
             Fault::Crash { client, .. }

@@ -68,7 +68,7 @@ impl Trace {
             replays,
             quiescent: world.is_quiescent(last),
             verdict: replays.then(|| verdict(world, property, replayed.run())),
-            last_state: picture(world, last),
+            last_state: picture(last),
             steps: replayed.steps,
             actions: actions.to_vec(),
             shortest: false,
@@ -85,7 +85,7 @@ impl Trace {
         );
         Trace {
             property: PANIC,
-            last_state: picture(world, replayed.last()),
+            last_state: picture(replayed.last()),
             steps: replayed.steps,
             actions: actions.to_vec(),
             replays,
@@ -112,7 +112,7 @@ impl Trace {
 }
 
 /// Where replaying a list of actions from the initial state ended.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Replayed<S> {
     /// Each step taken, in words.
     pub steps: Vec<Step>,
@@ -279,7 +279,7 @@ fn verdict<R: Recipe>(
 /// The last state of a trace in brief, one line each: the znodes below the
 /// root (with each ephemeral's owner and any data), then each client's phase
 /// and belief, process and connection.
-pub fn picture<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> String {
+pub fn picture<S: fmt::Display>(state: &WorldState<S>) -> String {
     let store = &state.net.store;
     let mut out = String::new();
     let paths: Vec<&crate::store::Path> = store
@@ -300,7 +300,7 @@ pub fn picture<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Str
         let mut notes = Vec::new();
         if let Some(stat) = store.stat(path) {
             if stat.ephemeral_owner != 0 {
-                notes.push(owner(world, state, stat.ephemeral_owner));
+                notes.push(owner(state, stat.ephemeral_owner));
             }
         }
         if let Some(Some(bytes)) = store.data(path) {
@@ -311,8 +311,7 @@ pub fn picture<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Str
         }
         out.push('\n');
     }
-    for c in 0..world.clients() {
-        let process = &state.processes[c];
+    for (c, process) in state.processes.iter().enumerate() {
         let mut parts = vec![process.recipe.to_string()];
         if let Some(tenure) = state.history.holding[c] {
             let (verb, object) = tenure.role.words();
@@ -328,14 +327,30 @@ pub fn picture<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Str
     out
 }
 
+/// What is in flight on each client's link, one line each: requests the
+/// server has not received, then replies and events the client has not read.
+pub fn in_flight<S>(state: &WorldState<S>) -> String {
+    let mut out = String::new();
+    for (c, link) in state.net.links.iter().enumerate() {
+        let up: Vec<String> = link.up.iter().map(|request| op(&request.op)).collect();
+        if !up.is_empty() {
+            let _ = writeln!(out, "c{c} -> server: {}", up.join(", "));
+        }
+        let down: Vec<String> = link.down.iter().map(message).collect();
+        if !down.is_empty() {
+            let _ = writeln!(out, "server -> c{c}: {}", down.join(", "));
+        }
+        if link.broken {
+            let _ = writeln!(out, "c{c}'s connection is broken");
+        }
+    }
+    out
+}
+
 /// Whose an ephemeral node is: a client's current session, or a crashed
 /// process's the server has not expired yet.
-fn owner<R: Recipe>(
-    world: &World<R>,
-    state: &WorldState<R::State>,
-    session: crate::store::SessionId,
-) -> String {
-    match world.client_of(state, session) {
+fn owner<S>(state: &WorldState<S>, session: crate::store::SessionId) -> String {
+    match (0..state.processes.len()).find(|&c| state.net.session(c) == session) {
         Some(c) => format!("ephemeral of c{c}"),
         None => format!("ephemeral of session {session:#x}, a crashed process's"),
     }

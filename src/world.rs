@@ -252,7 +252,7 @@ pub struct Knowledge {
 }
 
 /// A state of the world.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct WorldState<S> {
     pub net: Net,
     pub processes: Vec<Process<S>>,
@@ -260,6 +260,30 @@ pub struct WorldState<S> {
     pub dead_sessions: BTreeSet<SessionId>,
     pub spent: FaultBudget,
     pub history: History,
+}
+
+/// A state as a person reads it (the explorer's state pane, a test's
+/// failure): the znode tree, each client's phase, belief and connection,
+/// what is in flight on each link, and the faults spent.
+impl<S: std::fmt::Display> std::fmt::Debug for WorldState<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", crate::trace::picture(self))?;
+        let in_flight = crate::trace::in_flight(self);
+        if !in_flight.is_empty() {
+            write!(f, "in flight:\n{in_flight}")?;
+        }
+        let spent: Vec<String> = self
+            .spent
+            .fields()
+            .iter()
+            .filter(|(_, spent)| *spent > 0)
+            .map(|(kind, spent)| format!("{kind} {spent}"))
+            .collect();
+        if !spent.is_empty() {
+            writeln!(f, "faults spent: {}", spent.join(", "))?;
+        }
+        Ok(())
+    }
 }
 
 impl<S> WorldState<S> {
@@ -275,7 +299,7 @@ impl<S> WorldState<S> {
 /// A path through the world as a replay took it: the initial state and the
 /// state after each step, and what the recipes observed in each step
 /// ([`World::try_step_observed`]). Counterexamples are told from it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Run<'a, S> {
     pub states: &'a [WorldState<S>],
     /// `observed[i]`: what step `i + 1` made the recipes observe.
@@ -381,11 +405,20 @@ impl<S> Control<S> {
 
 /// A panic inside the world: the state it happened in, the action being
 /// taken (none if listing the enabled actions panicked) and its message.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Panic<S> {
     pub state: WorldState<S>,
     pub action: Option<Action>,
     pub message: String,
+}
+
+impl<S> std::fmt::Debug for Panic<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Panic")
+            .field("action", &self.action)
+            .field("message", &self.message)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why an action could not be taken from a state.
@@ -1042,5 +1075,28 @@ impl<R: Recipe> Model for World<R> {
 
     fn properties(&self) -> Vec<Property<Self>> {
         (self.properties)()
+    }
+
+    /// The explorer lists each next step as a trace names it.
+    fn format_action(&self, action: &Action) -> String {
+        match action {
+            Action::Invoke(c) => format!("c{c} application: its next command"),
+            Action::Serve(c) => format!("server serves c{c}'s next request"),
+            Action::Deliver(c) => format!("c{c} reads its next message"),
+            Action::Reconnect(c) => format!("c{c} reconnects"),
+            Action::Resume(c) => format!("c{c} resumes"),
+            Action::SessionTimeout(session) => {
+                format!("server expires the session {session:#x} of a crashed process")
+            }
+            Action::Fault(fault) => format!("FAULT: {}", fault.words()),
+        }
+    }
+
+    /// The explorer shows a step as a trace tells it, then the state it
+    /// leads to.
+    fn format_step(&self, last_state: &Self::State, action: Action) -> Option<String> {
+        let (next, observed) = self.try_step_observed(last_state, &action).ok()?;
+        let step = crate::trace::describe(self, last_state, &action, &next, &observed);
+        Some(format!("{step}\n\n{next:?}"))
     }
 }

@@ -2249,3 +2249,66 @@ fn witness_prints_a_shortest_run_and_coverage_says_what_was_never_entered() {
         .contains("--witness \"nope\": not a property of lock/guid_2_clients"));
     assert_eq!(run.stdout, "");
 }
+
+/// A GET on the explorer at `port`, or `None` while it is not up yet.
+fn explorer_get(port: u16, path: &str) -> Option<String> {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    write!(stream, "GET {path} HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").ok()?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response).ok()?;
+    let (head, body) = response.split_once("\r\n\r\n")?;
+    let status = head.lines().next()?;
+    status.contains(" 200 ").then(|| body.to_string())
+}
+
+#[test]
+fn explorer_shows_states_and_steps_as_traces_read() {
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind a free port");
+        listener.local_addr().unwrap().port()
+    };
+    let mut child = command(["explore", TWO_CLIENTS, "--port", &port.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start zoocheck explore");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let initial = loop {
+        if let Some(body) = explorer_get(port, "/.states") {
+            break body;
+        }
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("the explorer did not answer on port {port}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let states: serde_json::Value = serde_json::from_str(&initial).expect("JSON states");
+    let state = states[0]["state"].as_str().expect("a state").to_string();
+    // The steps from the first initial state (the explorer names a state by
+    // the action indices that reach it).
+    let steps = explorer_get(port, "/.states/0");
+    child.kill().unwrap();
+    let _ = child.wait();
+    // The state pane: the tree and each client, no Rust.
+    assert_eq!(
+        state, "/lock\nc0: Idle; running, connected\nc1: Idle; running, connected\n",
+        "{state}"
+    );
+    let steps: serde_json::Value = serde_json::from_str(&steps.expect("the next steps")).unwrap();
+    let first = &steps[0];
+    assert_eq!(first["action"], "c0 application: its next command");
+    let outcome = first["outcome"].as_str().unwrap();
+    assert!(
+        outcome.starts_with(
+            "c0 application: acquire; sends create /lock/c0-lock- (ephemeral sequential); now Creating lock-\n\n/lock\n"
+        ),
+        "{outcome}"
+    );
+    assert!(
+        outcome
+            .contains("in flight:\nc0 -> server: create /lock/c0-lock- (ephemeral sequential)\n"),
+        "{outcome}"
+    );
+}
