@@ -23,6 +23,8 @@
 //!   faults from [`faults`]), whose states [`properties`] judge.
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
 //!   [`trace`]: counterexamples as readable, replayable steps.
+//! - [`simulate`]: seeded random walks, for worlds too large to exhaust;
+//!   [`shrink`]: a walk's counterexample cut down to the actions it needs.
 //!
 //! The store on its own:
 //!
@@ -57,6 +59,7 @@ pub mod net;
 pub mod properties;
 pub mod recipe;
 pub mod scenario;
+pub mod shrink;
 pub mod simulate;
 pub mod store;
 pub mod trace;
