@@ -246,45 +246,54 @@ impl SimulateTask<'_> {
             first: vec![None; properties.len()],
             panicked: None,
         };
+        let threads = threads.max(1);
+        // Threads take consecutive walks a batch at a time: handing over
+        // each walk alone costs more than a short walk. Batches are small
+        // enough that each thread gets a dozen or so.
+        let batch = (runs / (threads as u64 * 16)).clamp(1, 256);
         let next = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         std::thread::scope(|scope| {
-            let (sender, receiver) = mpsc::channel::<(u64, Walk)>();
-            for _ in 0..threads.max(1) {
+            let (sender, receiver) = mpsc::channel::<(u64, Vec<Walk>)>();
+            for _ in 0..threads {
                 let sender = sender.clone();
                 let (next, stop) = (&next, &stop);
                 scope.spawn(move || {
                     while !stop.load(Ordering::Relaxed) {
-                        let run = next.fetch_add(1, Ordering::Relaxed);
-                        if run >= runs {
+                        let first = next.fetch_add(batch, Ordering::Relaxed);
+                        if first >= runs {
                             break;
                         }
-                        let walk = walk(world, seed.wrapping_add(run), max_depth);
-                        if sender.send((run, walk)).is_err() {
+                        let walks = (first..runs.min(first.saturating_add(batch)))
+                            .map(|run| walk(world, seed.wrapping_add(run), max_depth))
+                            .collect();
+                        if sender.send((first, walks)).is_err() {
                             break;
                         }
                     }
                 });
             }
             drop(sender);
-            // Walks that finish before an earlier seed's wait here. A walk
-            // is at most `max_depth` steps, so while the earliest one runs
+            // Batches that finish before an earlier one wait here. A walk is
+            // at most `max_depth` steps, so while the earliest batch runs
             // each other thread finishes at most about that many.
             let mut waiting = BTreeMap::new();
-            'fold: for (run, walk) in receiver.iter() {
-                waiting.insert(run, walk);
-                while let Some(walk) = waiting.remove(&tally.walks) {
-                    let surprising = tally.add(walk, &properties, &unexpected);
-                    if let Some(report) = self.progress {
-                        report(&WalkProgress {
-                            walks: tally.walks,
-                            runs,
-                            steps: tally.steps,
-                            elapsed: started.elapsed(),
-                        });
-                    }
-                    if surprising && fail_fast {
-                        break 'fold;
+            'fold: for (first, walks) in receiver.iter() {
+                waiting.insert(first, walks);
+                while let Some(walks) = waiting.remove(&tally.walks) {
+                    for walk in walks {
+                        let surprising = tally.add(walk, &properties, &unexpected);
+                        if let Some(report) = self.progress {
+                            report(&WalkProgress {
+                                walks: tally.walks,
+                                runs,
+                                steps: tally.steps,
+                                elapsed: started.elapsed(),
+                            });
+                        }
+                        if surprising && fail_fast {
+                            break 'fold;
+                        }
                     }
                 }
             }
