@@ -25,6 +25,8 @@
 //!   [`trace`]: counterexamples as readable, replayable steps;
 //!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
 //!   [`report`]: a check's verdicts and counterexamples as one HTML page.
+//! - [`simulate`]: seeded random walks, for worlds too large to exhaust;
+//!   [`shrink`]: a walk's counterexample cut down to the actions it needs.
 //!
 //! The store on its own:
 //!
@@ -61,6 +63,7 @@ pub mod properties;
 pub mod recipe;
 pub mod report;
 pub mod scenario;
+pub mod shrink;
 pub mod simulate;
 pub mod store;
 pub mod template;

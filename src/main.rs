@@ -25,7 +25,7 @@ use zoocheck::scenario::{
     quoted, recipes, shorten, CheckOptions, Judgement, Limit, Outcome, Progress, RecipeInfo,
     Scenario, ScenarioError, Verdict, WorldTask,
 };
-use zoocheck::simulate::{SimulateOptions, SimulateTask};
+use zoocheck::simulate::{SimulateOptions, SimulateTask, WalkProgress};
 use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
 use zoocheck::world::World;
 
@@ -116,6 +116,11 @@ enum Command {
     },
     /// Seeded random walks, for worlds too large to exhaust. They prove
     /// nothing: exit 0 means no walk found anything unexpected.
+    ///
+    /// The walks run on every core and are judged in seed order, so the
+    /// results do not depend on the threads. A counterexample is shrunk
+    /// (actions deleted, then shortcuts searched for) before it is shown or
+    /// saved; the seed printed with it reproduces the walk that found it.
     #[command(after_help = EXIT_CODES)]
     Simulate {
         /// Scenario files, or directories of them: e.g. scenarios/lock/guid_pause_expire.toml.
@@ -130,6 +135,14 @@ enum Command {
         /// The longest walk, in steps, e.g. --max-depth 400.
         #[arg(long, default_value_t = 200)]
         max_depth: usize,
+        /// Threads walking at once, 1 to 64 (default: one per core). The
+        /// results are the same for any number.
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+        threads: Option<u16>,
+        /// Stop after the first walk, by seed, that finds something the
+        /// scenario does not expect (or makes the model panic).
+        #[arg(long)]
+        fail_fast: bool,
         /// Judge only whether a walk finds this property (violates an
         /// `always`, reaches a `sometimes`): exit 0 if one does, 1 if none.
         /// E.g. --reproduce mutual_exclusion.
@@ -277,14 +290,22 @@ fn main() -> ExitCode {
             runs,
             seed,
             max_depth,
+            threads,
+            fail_fast,
             reproduce,
             json,
             trace_out,
         } => {
+            let threads = threads.map_or_else(
+                || std::thread::available_parallelism().map_or(1, |cores| cores.get().min(64)),
+                usize::from,
+            );
             let options = SimulateOptions {
                 runs,
                 seed,
                 max_depth,
+                threads,
+                fail_fast,
             };
             let mode = Mode::Simulate {
                 options,
@@ -295,7 +316,7 @@ fn main() -> ExitCode {
                 let outcome = scenario.with_world(SimulateTask {
                     options,
                     expect: &scenario.expect,
-                    progress: Some(show_walks as fn(u64, u64, Duration)),
+                    progress: Some(show_walks as fn(&WalkProgress)),
                 });
                 finish_progress();
                 let command = format!(
@@ -457,6 +478,8 @@ struct JsonScenario<'a> {
     scenario: &'a str,
     file: &'a Path,
     mode: &'static str,
+    /// The walks a simulation took.
+    walks: Option<u64>,
     unique_states: usize,
     states: usize,
     /// The deepest path explored (or the longest walk), in steps.
@@ -482,6 +505,10 @@ struct JsonProperty {
     steps: Option<usize>,
     /// Whether that counterexample is known to be a shortest one.
     shortest: Option<bool>,
+    /// A simulation's counterexample: its walk's length before shrinking,
+    /// and whether shrinking ended before its limit of steps.
+    shrunk_from: Option<usize>,
+    shrunk_complete: Option<bool>,
     trace: Option<Vec<String>>,
 }
 
@@ -669,10 +696,15 @@ fn reproduced(scenario: &Scenario, outcome: &Outcome, property: &str, json: bool
                 "NOT as the scenario expects"
             };
             if !json {
+                let steps = match found.shrunk {
+                    Some(shrunk) => {
+                        format!("{} steps, shrunk to {}", shrunk.from, trace.steps.len())
+                    }
+                    None => format!("{} steps", trace.steps.len()),
+                };
                 outln!(
-                    "reproduced: the walk with seed {seed} {verb} {property} of {} in {} steps ({expected})",
-                    scenario.name,
-                    trace.steps.len()
+                    "reproduced: the walk with seed {seed} {verb} {property} of {} in {steps} ({expected})",
+                    scenario.name
                 );
             }
             Judgement::Met
@@ -697,6 +729,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
             Mode::Check { .. } => "check",
             Mode::Simulate { .. } => "simulate",
         },
+        walks: matches!(mode, Mode::Simulate { .. }).then_some(outcome.walks),
         unique_states: outcome.unique_states,
         states: outcome.states,
         max_depth: outcome.max_depth,
@@ -719,6 +752,8 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                     seed: p.seed,
                     steps: violated.map(|t| t.steps.len()),
                     shortest: violated.map(|t| t.shortest),
+                    shrunk_from: p.shrunk.map(|shrunk| shrunk.from),
+                    shrunk_complete: p.shrunk.map(|shrunk| shrunk.complete),
                     trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
                 }
             })
@@ -842,15 +877,33 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     }
     if let Mode::Simulate { options, .. } = mode {
         for property in &outcome.properties {
-            if let (Verdict::Violated, Some(seed)) = (property.actual, property.seed) {
-                outln!(
-                    "  {} violated by the walk with seed {seed}; reproduce it with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
+            let (Some(trace), Some(seed)) = (&property.trace, property.seed) else {
+                continue;
+            };
+            let what = match property.actual {
+                Verdict::Violated => format!("counterexample to {}", property.name),
+                _ if !property.as_expected() => format!(
+                    "{} reached, which the scenario expects {}",
                     property.name,
-                    scenario.file.display(),
-                    options.max_depth,
-                    property.name
-                );
-            }
+                    property.expected.name()
+                ),
+                _ => continue,
+            };
+            outln!(
+                "  {what} ({}; walk seed {seed}); reproduce the walk with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
+                shrunk_steps(trace, property.shrunk),
+                scenario.file.display(),
+                options.max_depth,
+                property.name
+            );
+        }
+        if outcome.walks < options.runs {
+            outln!(
+                "  (stopped at the first walk to find something unexpected, seed {}: {} of {} walks taken)",
+                options.seed.wrapping_add(outcome.walks - 1),
+                outcome.walks,
+                options.runs
+            );
         }
     }
     if let Mode::Check { witness, coverage } = mode {
@@ -947,6 +1000,20 @@ fn print_witness(outcome: &Outcome, name: &str) {
     }
 }
 
+/// A simulated counterexample's length, and its walk's before shrinking:
+/// `12 steps, shrunk from 18`.
+fn shrunk_steps(trace: &trace::Trace, shrunk: Option<zoocheck::shrink::Shrinking>) -> String {
+    let steps = trace.steps.len();
+    match shrunk {
+        Some(shrunk) if shrunk.complete => format!("{steps} steps, shrunk from {}", shrunk.from),
+        Some(shrunk) => format!(
+            "{steps} steps, shrunk from {} until the limit of {} steps",
+            shrunk.from, shrunk.steps
+        ),
+        None => format!("{steps} steps"),
+    }
+}
+
 /// Writes traces, never one over another silently: two scenarios of the same
 /// name from different roots, or a file left by another scenario, get a
 /// numbered name instead.
@@ -1007,8 +1074,18 @@ impl<'a> TraceWriter<'a> {
                 })
                 .mermaid();
             let md_path = stem.with_extension("md");
+            let shrunk = property
+                .shrunk
+                .map(|shrunk| {
+                    format!(
+                        " (its walk took {} steps, shrunk to these {})",
+                        shrunk.from,
+                        trace.steps.len()
+                    )
+                })
+                .unwrap_or_default();
             let markdown = format!(
-                "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
+                "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`{shrunk}; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
                 scenario.name,
                 property.name,
                 scenario.description.trim(),
@@ -1660,12 +1737,32 @@ fn show_progress(progress_now: &Progress) {
     ));
 }
 
-fn show_walks(runs: u64, steps: u64, elapsed: Duration) {
-    if runs % 100 == 0 {
-        progress(format!(
-            "{runs} walks, {steps} steps, {:.0} steps/s",
-            steps as f64 / elapsed.as_secs_f64().max(1e-9)
-        ));
+fn show_walks(walks: &WalkProgress) {
+    if walks.walks % 100 != 0 {
+        return;
+    }
+    let eta = walks
+        .eta()
+        .map(|left| format!(", about {} left", human_duration(left)))
+        .unwrap_or_default();
+    progress(format!(
+        "{} of {} walks, {} steps, {:.0} steps/s{eta}",
+        walks.walks,
+        walks.runs,
+        walks.steps,
+        walks.steps as f64 / walks.elapsed.as_secs_f64().max(1e-9)
+    ));
+}
+
+/// A time to wait, as a person says it: `40 s`, `12 min`, `3.5 h`.
+fn human_duration(duration: Duration) -> String {
+    let seconds = duration.as_secs_f64();
+    if seconds < 120.0 {
+        format!("{seconds:.0} s")
+    } else if seconds < 7200.0 {
+        format!("{:.0} min", seconds / 60.0)
+    } else {
+        format!("{:.1} h", seconds / 3600.0)
     }
 }
 

@@ -995,6 +995,7 @@ impl WorldTask for CheckTask<'_> {
             max_depth: steps(checker.max_depth()).min(options.max_depth.unwrap_or(usize::MAX)),
             elapsed: started.elapsed(),
             stopped,
+            walks: 0,
             properties: outcomes,
             panic,
             coverage: Some(coverage),
@@ -1161,6 +1162,8 @@ pub struct PropertyOutcome {
     pub trace: Option<Trace>,
     /// The seed of the random walk that found it, in a simulation.
     pub seed: Option<u64>,
+    /// How a simulation shrank the walk's counterexample into `trace`.
+    pub shrunk: Option<crate::shrink::Shrinking>,
 }
 
 /// How a property's verdict stands against its expectation.
@@ -1204,6 +1207,7 @@ impl PropertyOutcome {
             proven: complete || trace.is_some(),
             trace,
             seed,
+            shrunk: None,
         }
     }
 
@@ -1240,6 +1244,8 @@ pub struct Outcome {
     /// The limit the search stopped at, if it did not see every state: then
     /// an absent discovery proves nothing. Always set for a simulation.
     pub stopped: Option<Limit>,
+    /// The walks a simulation took (0 for a check).
+    pub walks: u64,
     pub properties: Vec<PropertyOutcome>,
     /// A panic the search met (it stopped there).
     pub panic: Option<PanicReport>,

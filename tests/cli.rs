@@ -364,23 +364,42 @@ fn rows(run: &Run, header: &str) -> Vec<Row> {
     rows
 }
 
-/// The walks a simulation reported: each violated property, its seed and the
-/// replay command printed under it.
-fn violations(run: &Run) -> Vec<(String, u64, Vec<String>)> {
+/// A counterexample a simulation reported under its table.
+#[derive(Clone, Debug, PartialEq)]
+struct Violation {
+    property: String,
+    /// Its length, and its walk's before shrinking.
+    steps: usize,
+    walked: usize,
+    seed: u64,
+    /// The command printed under it, which reproduces the walk.
+    args: Vec<String>,
+}
+
+/// The counterexamples a simulation reported: each violated property, its
+/// length shrunk and unshrunk, its walk's seed and the replay command printed
+/// under it (`  counterexample to P (12 steps, shrunk from 18; walk seed 7);
+/// reproduce the walk with:`).
+fn violations(run: &Run) -> Vec<Violation> {
     let lines = run.lines();
     let mut found = Vec::new();
     for (index, line) in lines.iter().enumerate() {
-        let Some((property, rest)) = line
-            .trim_start()
-            .split_once(" violated by the walk with seed ")
-        else {
+        let Some(rest) = line.strip_prefix("  counterexample to ") else {
             continue;
         };
-        let seed = rest
-            .strip_suffix("; reproduce it with:")
-            .unwrap_or_else(|| panic!("{line:?}"))
-            .parse()
-            .unwrap_or_else(|_| panic!("a seed in {line:?}"));
+        let parsed = rest.split_once(" (").and_then(|(property, rest)| {
+            let (lengths, rest) = rest.split_once("; walk seed ")?;
+            let seed = rest.strip_suffix("); reproduce the walk with:")?;
+            let (steps, walked) = lengths.split_once(" steps, shrunk from ")?;
+            Some((property, steps, walked, seed))
+        });
+        let Some((property, steps, walked, seed)) = parsed else {
+            panic!("a counterexample line: {line:?}");
+        };
+        let number = |text: &str| -> u64 {
+            text.parse()
+                .unwrap_or_else(|_| panic!("a number, {text:?}, in {line:?}"))
+        };
         let command = lines
             .get(index + 1)
             .unwrap_or_else(|| panic!("no command after {line:?}"));
@@ -393,7 +412,13 @@ fn violations(run: &Run) -> Vec<(String, u64, Vec<String>)> {
             .skip(1)
             .map(String::from)
             .collect();
-        found.push((property.to_string(), seed, args));
+        found.push(Violation {
+            property: property.to_string(),
+            steps: number(steps) as usize,
+            walked: number(walked) as usize,
+            seed: number(seed),
+            args,
+        });
     }
     found
 }
@@ -559,10 +584,12 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
 #[test]
 fn absurd_thread_counts_are_refused() {
     // REGRESSION: `--threads 100000` panicked spawning threads (exit 101).
-    for threads in ["0", "65", "100000"] {
-        let run = zoocheck(["check", "--threads", threads, TWO_CLIENTS]);
-        expect_code(&run, 2, &format!("--threads {threads}"));
-        assert!(run.stderr.contains("1..=64"), "{}", run.stderr);
+    for command in ["check", "simulate"] {
+        for threads in ["0", "65", "100000"] {
+            let run = zoocheck([command, "--threads", threads, TWO_CLIENTS]);
+            expect_code(&run, 2, &format!("{command} --threads {threads}"));
+            assert!(run.stderr.contains("1..=64"), "{}", run.stderr);
+        }
     }
 }
 
@@ -759,12 +786,14 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
                 "seconds",
                 "states",
                 "stopped",
-                "unique_states"
+                "unique_states",
+                "walks"
             ]
         );
         assert_eq!(scenario["scenario"], name.as_str());
         assert_eq!(scenario["file"], file);
         assert_eq!(scenario["mode"], "check");
+        assert_eq!(scenario["walks"], Value::Null, "a check takes no walks");
         assert_eq!(scenario["unique_states"], snap.unique, "{name}");
         assert_eq!(scenario["states"], snap.visited, "{name}");
         assert_eq!(scenario["max_depth"], snap.max_depth, "{name}");
@@ -791,6 +820,8 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
                     "proven",
                     "seed",
                     "shortest",
+                    "shrunk_complete",
+                    "shrunk_from",
                     "steps",
                     "trace"
                 ]
@@ -801,6 +832,7 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
             assert_eq!(property["actual"], actual, "{name} {p}");
             assert_eq!(property["as_expected"], true);
             assert_eq!(property["seed"], Value::Null, "a check has no seed");
+            assert_eq!(property["shrunk_from"], Value::Null, "nor shrinks");
             if actual == "violated" {
                 // The shortest counterexample, step for step as the snapshot has it.
                 assert_eq!(
@@ -1333,14 +1365,18 @@ fn replay_of_a_tampered_trace_fails() {
 
 // ---------------------------------------------------------------- simulate
 
-/// The rows of a simulation without their seconds and rate, which vary.
+/// The lines of a simulation, its table's rows without their seconds and
+/// rate, which vary.
 fn without_timing(run: &Run) -> Vec<String> {
     let lines = run.lines();
     let header = lines.first().copied().unwrap_or_default();
+    // The table: the header, then rows and the lines indented under them.
+    let table = 1 + lines.iter().skip(1).take_while(|l| !l.is_empty()).count();
     lines
         .iter()
-        .map(|line| {
-            if line.starts_with("lock/") {
+        .enumerate()
+        .map(|(index, line)| {
+            if (1..table).contains(&index) && !line.starts_with(' ') {
                 let mut row = row(header, line);
                 row.seconds.clear();
                 row.rate.clear();
@@ -1398,13 +1434,22 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
         }
     }
     let found = violations(&first);
-    let (property, seed, replay_args) = found
+    let violation = found
         .iter()
-        .find(|(p, _, _)| p == "mutual_exclusion")
+        .find(|v| v.property == "mutual_exclusion")
         .expect("a walk violates mutual_exclusion")
         .clone();
-    assert_eq!(property, "mutual_exclusion");
+    let (seed, replay_args) = (violation.seed, violation.args.clone());
     assert!((SEED..SEED + RUNS).contains(&seed), "seed {seed}");
+    // Shrunk, but never below the shortest counterexample a check finds.
+    let shortest = snapshot(PAUSE_EXPIRE)
+        .counterexample("mutual_exclusion")
+        .len();
+    assert_eq!(violation.steps.to_string(), mutex.steps);
+    assert!(
+        shortest <= violation.steps && violation.steps <= violation.walked,
+        "{violation:?}"
+    );
     assert_eq!(
         replay_args,
         [
@@ -1439,7 +1484,7 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
         assert_eq!(rows(&before, SIMULATE_HEADER)[0].actual, "holds?");
         assert!(violations(&before)
             .iter()
-            .all(|(p, _, _)| p != "mutual_exclusion"));
+            .all(|v| v.property != "mutual_exclusion"));
     }
 
     // Route 1: the printed command, the walk alone by its seed, which says it
@@ -1450,8 +1495,8 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
     expect_code(&by_seed, 0, "the printed command");
     assert!(
         by_seed.stdout.ends_with(&format!(
-            "reproduced: the walk with seed {seed} violates mutual_exclusion of lock/guid_pause_expire in {} steps (as the scenario expects)\n",
-            mutex_steps_of(&by_seed)
+            "reproduced: the walk with seed {seed} violates mutual_exclusion of lock/guid_pause_expire in {} steps, shrunk to {} (as the scenario expects)\n",
+            violation.walked, violation.steps
         )),
         "{}",
         by_seed.stdout
@@ -1462,8 +1507,8 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
     assert_eq!(seed_rows[0].mark, "");
     let again = violations(&by_seed);
     assert!(
-        again.contains(&(property.clone(), seed, replay_args.clone())),
-        "the same violation, seed and command: {again:?}\n{}",
+        again.contains(&violation),
+        "the same violation, lengths, seed and command: {again:?}\n{}",
         by_seed.stdout
     );
     // Exit 1 or 0 only by the other verdicts; the walk is one of the first's.
@@ -1480,6 +1525,10 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
     let single = json_of(&replay_args);
     assert_eq!(long[0]["mode"], "simulate");
     assert_eq!(long[0]["properties"][0]["seed"], seed);
+    assert_eq!(long[0]["walks"], RUNS);
+    assert_eq!(long[0]["properties"][0]["steps"], violation.steps);
+    assert_eq!(long[0]["properties"][0]["shrunk_from"], violation.walked);
+    assert_eq!(long[0]["properties"][0]["shrunk_complete"], true);
     assert_eq!(single[0]["properties"][0]["seed"], seed);
     let seed_steps = strings(&single[0]["properties"][0]["trace"]);
     assert_eq!(strings(&long[0]["properties"][0]["trace"]), seed_steps);
@@ -1557,6 +1606,104 @@ fn simulation_is_deterministic_and_its_violations_replay_by_seed_and_by_trace() 
         )
         .unwrap(),
         std::fs::read_to_string(&json_path).unwrap()
+    );
+}
+
+#[test]
+fn simulation_says_the_same_on_one_thread_or_two() {
+    let run = |threads: &str, json: bool| {
+        let mut args = vec![
+            "simulate",
+            "--runs",
+            "400",
+            "--seed",
+            "3",
+            "--threads",
+            threads,
+            PAUSE_EXPIRE,
+            THREE_CLIENTS,
+        ];
+        if json {
+            args.push("--json");
+        }
+        let run = zoocheck(&args);
+        expect_code(&run, 0, &format!("{args:?}"));
+        run
+    };
+    let (one, two) = (run("1", false), run("2", false));
+    assert_eq!(without_timing(&one), without_timing(&two));
+    assert!(!violations(&one).is_empty(), "{}", one.stdout);
+    // The JSON too, traces and all, but for the seconds.
+    let without_seconds = |run: &Run| -> Value {
+        let mut json: Value = serde_json::from_str(&run.stdout).unwrap();
+        for scenario in json.as_array_mut().unwrap() {
+            scenario.as_object_mut().unwrap().remove("seconds");
+        }
+        json
+    };
+    let one = without_seconds(&run("1", true));
+    assert_eq!(one, without_seconds(&run("2", true)));
+    assert_eq!(one[0]["walks"], 400);
+}
+
+#[test]
+fn fail_fast_stops_at_the_first_unexpected_walk_by_seed() {
+    // The fixture expects mutual exclusion to hold; the walks break it.
+    let run = |threads: &str, fail_fast: bool| {
+        let mut args = vec![
+            "simulate",
+            "--runs",
+            "1000",
+            "--seed",
+            "5",
+            "--threads",
+            threads,
+            WRONG_EXPECT,
+        ];
+        if fail_fast {
+            args.push("--fail-fast");
+        }
+        let run = zoocheck(&args);
+        expect_code(&run, 1, &format!("{args:?}"));
+        run
+    };
+    let all = run("2", false);
+    let first = violations(&all)
+        .into_iter()
+        .find(|v| v.property == "mutual_exclusion")
+        .expect("a walk violates mutual_exclusion")
+        .seed;
+    let stopped = run("1", true);
+    assert_eq!(without_timing(&stopped), without_timing(&run("2", true)));
+    let line = format!(
+        "  (stopped at the first walk to find something unexpected, seed {first}: {} of 1000 walks taken)",
+        first - 5 + 1
+    );
+    assert!(
+        stopped.lines().contains(&line.as_str()),
+        "{line}\n{}",
+        stopped.stdout
+    );
+    assert!(!all.stdout.contains("(stopped at"), "{}", all.stdout);
+    // The same counterexample, from the same walk, as without --fail-fast.
+    let mutex = |run: &Run| {
+        violations(run)
+            .into_iter()
+            .find(|v| v.property == "mutual_exclusion")
+    };
+    assert_eq!(mutex(&stopped), mutex(&all));
+    // The walks counted are exactly those up to it.
+    let upto = zoocheck([
+        "simulate",
+        "--runs",
+        &(first - 5 + 1).to_string(),
+        "--seed",
+        "5",
+        WRONG_EXPECT,
+    ]);
+    assert_eq!(
+        rows(&upto, SIMULATE_HEADER)[0].count,
+        rows(&stopped, SIMULATE_HEADER)[0].count
     );
 }
 

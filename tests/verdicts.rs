@@ -134,6 +134,7 @@ fn a_panic_in_a_simulation_names_its_seed() {
             runs: 20,
             seed: 0,
             max_depth: 50,
+            ..SimulateOptions::default()
         },
         expect: &[("someone_done", Verdict::Reached)],
         progress: None,
