@@ -994,7 +994,6 @@ fn print_witness(outcome: &Outcome, name: &str) {
             for line in trace.to_string().lines() {
                 outln!("  {line}");
             }
-            outln!("");
         }
         _ => outln!("  {name}: no run shows it ({})", property.shown()),
     }
