@@ -108,7 +108,7 @@ enum Command {
         /// a JSON trace (for `zoocheck replay`) and a Markdown page with a Mermaid diagram.
         #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
-        /// Write an HTML report in this directory (DIR/index.html): the
+        /// Write an HTML report in this directory, e.g. --report report/ (then report/index.html): the
         /// verdicts, and each counterexample's steps and sequence diagram.
         /// It loads nothing from elsewhere: it opens offline.
         #[arg(long, value_name = "DIR")]
@@ -135,7 +135,7 @@ enum Command {
         /// The longest walk, in steps, e.g. --max-depth 400.
         #[arg(long, default_value_t = 200)]
         max_depth: usize,
-        /// Threads walking at once, 1 to 64 (default: one per core). The
+        /// Threads walking at once, 1 to 64, e.g. --threads 2 (default: one per core). The
         /// results are the same for any number.
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
         threads: Option<u16>,
