@@ -471,13 +471,7 @@ fn violation(world: &World<Barrier>, run: Run<'_, State>, property: &str) -> Opt
             properties::and_list(&in_phase(Phase::Passed))
         )),
         "waiters_proceed" if !waiters_proceed(world, state) => {
-            let waiting: Vec<String> = (0..world.clients())
-                .filter(|&c| {
-                    state.processes[c].status != Status::Crashed
-                        && world.recipe.is_waiting(&state.processes[c].recipe)
-                })
-                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
-                .collect();
+            let waiting = properties::waiting(world, state);
             Some(format!(
                 "the barrier node {barrier} is gone and nothing but a fault can happen, \
                  yet {} still {} forever",

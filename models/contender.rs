@@ -535,6 +535,29 @@ pub const PHASES: [&str; 11] = [
     "Dead",
 ];
 
+/// [`PHASES`] followed by `more`: the phases of a recipe that runs a second
+/// machine beside its contender (an election's acknowledgement, a revoker).
+pub const fn phases_and<const MORE: usize, const ALL: usize>(
+    more: [&'static str; MORE],
+) -> [&'static str; ALL] {
+    assert!(
+        ALL == PHASES.len() + MORE,
+        "ALL is the contender's phases and MORE"
+    );
+    let mut all = [""; ALL];
+    let mut i = 0;
+    while i < PHASES.len() {
+        all[i] = PHASES[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < MORE {
+        all[PHASES.len() + j] = more[j];
+        j += 1;
+    }
+    all
+}
+
 impl Phase {
     /// This phase's place in [`PHASES`].
     pub fn index(&self) -> u32 {

@@ -552,25 +552,14 @@ fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Op
 }
 
 /// The election's phases: the contender's, then the acknowledgement's.
-const PHASES: [&str; 17] = [
-    "Idle",
-    "Creating",
-    "Recovering",
-    "Listing",
-    "Watching",
-    "WaitingForChildren",
-    "Held",
-    "Suspended",
-    "Releasing",
-    "Abandoning",
-    "Dead",
+const PHASES: [&str; 17] = super::contender::phases_and([
     "ack None",
     "ack Creating",
     "ack Checking",
     "ack Waiting",
     "ack Done",
     "ack Deleting",
-];
+]);
 
 impl Ack {
     /// This phase's place among the acknowledgement's in [`PHASES`].

@@ -1197,13 +1197,7 @@ pub fn violation<R: Recipe>(
                 ));
             }
             let stranded = names(unconsumed & in_queue);
-            let waiting: Vec<String> = (0..world.clients())
-                .filter(|&c| {
-                    state.processes[c].status != crate::world::Status::Crashed
-                        && world.recipe.is_waiting(&state.processes[c].recipe)
-                })
-                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
-                .collect();
+            let waiting = crate::properties::waiting(world, state);
             if !stranded.is_empty() && !waiting.is_empty() {
                 parts.push(format!(
                     "item {} is still queued in {}, yet {} {} for an item forever",

@@ -591,24 +591,13 @@ fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) 
 }
 
 /// The revocable lock's phases: the contender's, then the revoker's.
-const PHASES: [&str; 16] = [
-    "Idle",
-    "Creating",
-    "Recovering",
-    "Listing",
-    "Watching",
-    "WaitingForChildren",
-    "Held",
-    "Suspended",
-    "Releasing",
-    "Abandoning",
-    "Dead",
+const PHASES: [&str; 16] = super::contender::phases_and([
     "revoker Idle",
     "revoker Listing",
     "revoker Waiting",
     "revoker Asked",
     "revoker Forcing",
-];
+]);
 
 impl Revoker {
     /// This phase's place among the revoker's in [`PHASES`].

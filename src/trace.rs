@@ -702,22 +702,12 @@ pub fn describe<R: Recipe>(
     }
 }
 
+/// A fault in words: [`Fault::words`], with what the state it hits adds
+/// (whether the expired client was paused, which request's reply is lost).
 fn fault_text<S>(fault: Fault, before: &WorldState<S>) -> String {
     match fault {
-        Fault::Crash { client, applied } => {
-            format!("c{client} crashes (the server received {applied} of its requests in flight)")
-        }
-        Fault::Restart { client } => format!("c{client} restarts with a new session"),
-        Fault::Pause { client } => format!("c{client} pauses"),
-        Fault::Disconnect { client, applied } => format!(
-            "c{client}'s connection drops (the server received {applied} of its requests in flight)"
-        ),
-        Fault::Expire { client } => {
-            let paused = before.processes[client].status == Status::Paused;
-            format!(
-                "the server expires c{client}'s session{}",
-                if paused { " while it is paused" } else { "" }
-            )
+        Fault::Expire { client } if before.processes[client].status == Status::Paused => {
+            format!("{} while it is paused", fault.words())
         }
         Fault::LoseReply { client } => {
             let request = before.net.links[client]
@@ -727,6 +717,7 @@ fn fault_text<S>(fault: Fault, before: &WorldState<S>) -> String {
                 .unwrap_or_default();
             format!("the server applies c{client}'s {request} and the reply is lost with the connection")
         }
+        _ => fault.words(),
     }
 }
 

@@ -249,13 +249,7 @@ pub fn violation<R: Recipe>(
         }
         "no_orphan_no_deadlock" if !no_orphan_no_deadlock(world, state) => {
             let mut parts = Vec::new();
-            let waiting: Vec<String> = (0..world.clients())
-                .filter(|&c| {
-                    state.processes[c].status != Status::Crashed
-                        && world.recipe.is_waiting(&state.processes[c].recipe)
-                })
-                .map(|c| format!("c{c} ({})", state.processes[c].recipe))
-                .collect();
+            let waiting = waiting(world, state);
             if !waiting.is_empty() {
                 parts.push(format!(
                     "nothing but a fault can happen and {} still {} forever",
@@ -289,6 +283,18 @@ pub fn violation<R: Recipe>(
         }
         _ => R::violation(world, run, property),
     }
+}
+
+/// The clients whose process has not crashed and who still wait, each with
+/// its phase: `c1 (take Waiting)`.
+pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec<String> {
+    (0..world.clients())
+        .filter(|&c| {
+            state.processes[c].status != Status::Crashed
+                && world.recipe.is_waiting(&state.processes[c].recipe)
+        })
+        .map(|c| format!("c{c} ({})", state.processes[c].recipe))
+        .collect()
 }
 
 /// The clients that `after` queued a watch event for and `before` had not.
