@@ -885,12 +885,20 @@ fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) 
             ))
         }
         "no_deadlock" if !no_deadlock(world, state) => {
+            // Those no_deadlock blames: a live process that waits, unless it
+            // awaits ready in a barrier that can no longer fill.
+            let live = |c: &usize| {
+                let process = &state.processes[*c];
+                process.status != Status::Crashed && process.recipe.phase != Phase::Dead
+            };
+            let short = (0..world.clients()).filter(live).count() < recipe.threshold
+                && !state.net.store.exists(&recipe.ready);
             let waiting: Vec<String> = (0..world.clients())
+                .filter(live)
                 .filter(|&c| {
-                    let process = &state.processes[c];
-                    process.status != Status::Crashed
-                        && process.recipe.phase != Phase::Dead
-                        && recipe.is_waiting(&process.recipe)
+                    let phase = &state.processes[c].recipe.phase;
+                    recipe.is_waiting(&state.processes[c].recipe)
+                        && !(short && *phase == Phase::AwaitingReady)
                 })
                 .map(phase_of)
                 .collect();

@@ -236,7 +236,8 @@ impl Recipe for Election {
     }
 
     fn phases(&self, state: &Self::State) -> u64 {
-        1 << state.contender.phase.index() | 1 << (11 + state.ack.index())
+        1 << state.contender.phase.index()
+            | 1 << (super::contender::PHASES.len() as u32 + state.ack.index())
     }
 
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {

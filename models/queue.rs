@@ -1191,8 +1191,13 @@ pub fn violation<R: Recipe>(
             let mut parts = Vec::new();
             let gone = names(unconsumed & !in_queue);
             if !gone.is_empty() {
+                let (item, was, is) = if gone.len() == 1 {
+                    ("item", "was", "is")
+                } else {
+                    ("items", "were", "are")
+                };
                 parts.push(format!(
-                    "item {} was enqueued and is gone, never consumed",
+                    "{item} {} {was} enqueued and {is} gone, never consumed",
                     crate::properties::and_list(&gone)
                 ));
             }
@@ -1200,8 +1205,10 @@ pub fn violation<R: Recipe>(
             let waiting = crate::properties::waiting(world, state);
             if !stranded.is_empty() && !waiting.is_empty() {
                 parts.push(format!(
-                    "item {} is still queued in {}, yet {} {} for an item forever",
+                    "{} {} {} still queued in {}, yet {} {} for an item forever",
+                    if stranded.len() == 1 { "item" } else { "items" },
                     crate::properties::and_list(&stranded),
+                    if stranded.len() == 1 { "is" } else { "are" },
                     world.recipe.directory(),
                     crate::properties::and_list(&waiting),
                     if waiting.len() == 1 { "waits" } else { "wait" }

@@ -320,7 +320,8 @@ impl Recipe for RevocableLock {
     }
 
     fn phases(&self, state: &Self::State) -> u64 {
-        1 << state.lock.phase.index() | 1 << (11 + state.revoker.index())
+        1 << state.lock.phase.index()
+            | 1 << (super::contender::PHASES.len() as u32 + state.revoker.index())
     }
 
     fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {

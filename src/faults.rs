@@ -57,13 +57,14 @@ impl FaultBudget {
 
     /// The budget field of each kind, by the name scenario files use.
     pub fn fields(&self) -> [(&'static str, u8); 6] {
+        let name = |kind: usize| FaultBudget::MEANINGS[kind].0;
         [
-            ("crash", self.crash),
-            ("restart", self.restart),
-            ("pause", self.pause),
-            ("disconnect", self.disconnect),
-            ("expire", self.expire),
-            ("lose_reply", self.lose_reply),
+            (name(0), self.crash),
+            (name(1), self.restart),
+            (name(2), self.pause),
+            (name(3), self.disconnect),
+            (name(4), self.expire),
+            (name(5), self.lose_reply),
         ]
     }
 

@@ -262,7 +262,7 @@ fn main() -> ExitCode {
                 timeout,
                 max_memory: Some(max_memory.unwrap_or_else(zoocheck::memory::default_budget)),
                 progress: Some(show_progress as fn(&Progress)),
-                witnesses: !witness.is_empty(),
+                witnesses: witness.clone(),
             };
             if zoocheck::memory::resident_bytes().is_none() {
                 eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
@@ -491,6 +491,21 @@ struct JsonScenario<'a> {
     as_expected: bool,
     panic: Option<&'a str>,
     properties: Vec<JsonProperty>,
+    /// A check's coverage: each recipe phase and budgeted fault kind with
+    /// whether the search entered (injected) it.
+    coverage: Option<JsonCoverage<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCoverage<'a> {
+    phases: Vec<JsonCovered<'a>>,
+    faults: Vec<JsonCovered<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCovered<'a> {
+    name: &'a str,
+    covered: bool,
 }
 
 #[derive(Serialize)]
@@ -548,17 +563,24 @@ fn run(
         }
     }
     if let Mode::Check { witness, .. } = mode {
-        for scenario in &scenarios {
-            for property in witness {
-                if !scenario.expect.iter().any(|(name, _)| name == property) {
-                    let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
-                    return Err(UsageError(format!(
-                        "--witness {}: not a property of {}; expected one of {}",
-                        quoted(property, 60),
-                        scenario.name,
-                        known.join(", ")
-                    )));
-                }
+        // A scenario without the property shows no run of it; a property no
+        // scenario has is a typo.
+        for property in witness {
+            if !scenarios
+                .iter()
+                .any(|scenario| scenario.expect.iter().any(|(name, _)| name == property))
+            {
+                let known: Vec<&str> = scenarios[0].expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--witness {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    if scenarios.len() == 1 {
+                        scenarios[0].name.clone()
+                    } else {
+                        "any scenario given".to_string()
+                    },
+                    known.join(", ")
+                )));
             }
         }
     }
@@ -758,6 +780,18 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                 }
             })
             .collect(),
+        coverage: outcome.coverage.as_ref().map(|coverage| {
+            let covered = |items: &'a [(&'static str, bool)]| {
+                items
+                    .iter()
+                    .map(|&(name, covered)| JsonCovered { name, covered })
+                    .collect()
+            };
+            JsonCoverage {
+                phases: covered(&coverage.phases),
+                faults: covered(&coverage.faults),
+            }
+        }),
     }
 }
 
@@ -954,11 +988,7 @@ fn print_coverage(outcome: &Outcome, all: bool) {
             .filter(|(_, covered)| *covered == wanted)
             .map(|(name, _)| *name)
             .collect();
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
+        zoocheck::scenario::names_or_none(&names)
     };
     outln!("  phases entered: {}", names(&coverage.phases, true));
     outln!("  phases never entered: {}", names(&coverage.phases, false));

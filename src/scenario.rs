@@ -225,9 +225,6 @@ impl Verdict {
     }
 }
 
-/// A recipe a scenario can name: its name, its variants and commands by the
-/// names scenario files use, and the properties it promises. Each model
-/// implements it beside its actor; [`with_recipe`] lists them all.
 /// What `list` and `new` say of a recipe: what it is, and what each variant
 /// and command means, by the names scenario files use.
 #[derive(Clone, Copy, Debug)]
@@ -241,6 +238,9 @@ pub struct Docs {
     pub group: &'static [&'static [&'static str]],
 }
 
+/// A recipe a scenario can name: its name, its variants and commands by the
+/// names scenario files use, and the properties it promises. Each model
+/// implements it beside its actor; [`with_recipe`] lists them all.
 pub trait Catalogued: Recipe {
     const NAME: &'static str;
     const DOCS: Docs;
@@ -741,10 +741,10 @@ pub struct CheckOptions {
     pub max_memory: Option<u64>,
     /// Called about five times a second while the search runs.
     pub progress: Option<fn(&Progress)>,
-    /// Give a reached `sometimes` property a shortest example too (a search
-    /// of its own, as a violated `always` gets), not just the path the
-    /// search happened to take.
-    pub witnesses: bool,
+    /// The reached `sometimes` properties to give a shortest example too (a
+    /// search of its own, as a violated `always` gets), not just the path
+    /// the search happened to take.
+    pub witnesses: Vec<String>,
 }
 
 /// Where a running search is.
@@ -966,7 +966,8 @@ impl WorldTask for CheckTask<'_> {
             .map(|property| {
                 let trace = discoveries.get(property.name).map(|path| {
                     let found = path.clone().into_actions();
-                    if property.expectation == Expectation::Sometimes && !options.witnesses {
+                    let asked = options.witnesses.iter().any(|name| name == property.name);
+                    if property.expectation == Expectation::Sometimes && !asked {
                         // An example nobody asked to see: its path is enough.
                         return Trace::replay(&world, property, &found);
                     }
@@ -1255,7 +1256,8 @@ pub struct Outcome {
 
 /// What a check's search covered: each phase of the recipe some client
 /// entered, and each fault kind the scenario budgets that some path
-/// injected. A `sometimes` property left unreached is explained by what was
+/// injected. Under `--max-depth D` it counts the states one step beyond D
+/// that the search generated without checking them. A `sometimes` property left unreached is explained by what was
 /// never entered (Spin prints the code it never reached; TLC counts each
 /// action).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -1288,6 +1290,11 @@ impl Coverage {
     fn of<R: Recipe>(world: &World<R>, control: &Control<R::State>) -> Coverage {
         let phases = control.phases.load(Ordering::Relaxed);
         let faults = control.faults.load(Ordering::Relaxed);
+        let named = world.recipe.phase_names().len();
+        debug_assert!(
+            named == 64 || phases >> named == 0,
+            "Recipe::phases set a bit that Recipe::phase_names does not name"
+        );
         Coverage {
             phases: world
                 .recipe
@@ -1332,10 +1339,9 @@ impl Outcome {
     }
 }
 
-/// The verdicts, the state counts and every trace of a checked scenario, as
-/// the snapshot pins them.
 /// Why a `sometimes` property may have gone unreached, when one did: the
-/// recipe phases no client entered and the budgeted faults never injected.
+/// recipe phases no client entered and the budgeted faults never injected
+/// (in the part searched, if the search stopped at a limit).
 pub fn unreached_why(outcome: &Outcome) -> Option<String> {
     let unreached: Vec<&str> = outcome
         .properties
@@ -1347,28 +1353,37 @@ pub fn unreached_why(outcome: &Outcome) -> Option<String> {
     if unreached.is_empty() {
         return None;
     }
-    let list = |names: Vec<&str>| {
-        if names.is_empty() {
-            "none".to_string()
-        } else {
-            names.join(", ")
-        }
+    let searched = if outcome.stopped.is_some() {
+        " in the part searched"
+    } else {
+        ""
     };
     let mut out = format!(
-        "unreached: {}; phases no client entered: {}",
+        "unreached: {}; phases no client entered{searched}: {}",
         unreached.join(", "),
-        list(coverage.never_entered())
+        names_or_none(&coverage.never_entered())
     );
     if !coverage.faults.is_empty() {
         let _ = write!(
             out,
             "; faults never injected: {}",
-            list(coverage.never_injected())
+            names_or_none(&coverage.never_injected())
         );
     }
     Some(out)
 }
 
+/// `a, b, c`, or `none`.
+pub fn names_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The verdicts, the state counts and every trace of a checked scenario, as
+/// the snapshot pins them.
 pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     let mut out = String::new();
     let subject = &scenario.subject;

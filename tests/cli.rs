@@ -777,6 +777,7 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
             [
                 "as_expected",
                 "complete",
+                "coverage",
                 "file",
                 "max_depth",
                 "mode",
@@ -2388,6 +2389,20 @@ fn witness_prints_a_shortest_run_and_coverage_says_what_was_never_entered() {
     assert!(run
         .stdout
         .contains("\n  herd_avoidance: no run shows it (holds)\n"));
+    // The JSON carries the coverage too.
+    let run = zoocheck(["check", wrap, "--json"]);
+    expect_code(&run, 0, "check --json");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let phases = json[0]["coverage"]["phases"].as_array().unwrap();
+    let entered = |name: &str| {
+        phases
+            .iter()
+            .find(|phase| phase["name"] == name)
+            .map(|phase| phase["covered"].as_bool().unwrap())
+    };
+    assert_eq!(entered("Held"), Some(true));
+    assert_eq!(entered("Watching"), Some(false));
+    assert_eq!(json[0]["coverage"]["faults"], serde_json::json!([]));
     // A property the scenario does not have is bad usage, before any search.
     let run = zoocheck(["check", TWO_CLIENTS, "--witness", "nope"]);
     expect_code(&run, 2, "--witness of an unknown property");

@@ -11,8 +11,6 @@ use zoocheck::store::{CreateMode, Op, Path, StoreConfig};
 use zoocheck::trace::{self, Stop};
 use zoocheck::world::{Action, Refusal, World, WorldState};
 
-/// A recipe with a bug: each client creates a node and reads its reply;
-/// client 1 panics on reading it.
 /// The one command of these test recipes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 struct Go;
@@ -23,6 +21,8 @@ impl std::fmt::Display for Go {
     }
 }
 
+/// A recipe with a bug: each client creates a node and reads its reply;
+/// client 1 panics on reading it.
 #[derive(Clone, Debug)]
 struct Brittle {
     dir: Path,

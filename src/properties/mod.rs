@@ -240,7 +240,7 @@ pub fn violation<R: Recipe>(
         }
         "herd_avoidance" if !herd_avoidance(world, state) => {
             let step = run.first_step(|state| state.history.herd)?;
-            let woke = notified(&run.states[step - 1], &run.states[step]);
+            let woke = herd(world, &run.states[step - 1], &run.states[step]);
             Some(format!(
                 "the deletion at step {step} woke {} waiting clients at once: {}",
                 woke.len(),
@@ -297,26 +297,40 @@ pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
         .collect()
 }
 
-/// The clients that `after` queued a watch event for and `before` had not.
-fn notified<S>(before: &WorldState<S>, after: &WorldState<S>) -> Vec<String> {
-    before
-        .net
-        .links
-        .iter()
-        .zip(&after.net.links)
-        .enumerate()
-        .filter(|(_, (was, is))| {
-            let events = |link: &crate::net::Link| {
-                link.down
-                    .iter()
-                    .filter(|message| {
-                        matches!(message, crate::client::ServerMessage::Notification(_))
-                    })
-                    .count()
-            };
-            events(is) > events(was)
+/// The waiting clients a step's watch events woke, by the rules
+/// [`World::wake`](crate::world::World) judges a herd with: a client whose
+/// process runs, that the recipe counts as waiting, and that was not merely
+/// told its own node went.
+fn herd<R: Recipe>(
+    world: &World<R>,
+    before: &WorldState<R::State>,
+    after: &WorldState<R::State>,
+) -> Vec<String> {
+    use crate::client::ServerMessage;
+    use crate::store::EventType;
+    let dir = world.recipe.directory();
+    (0..world.clients())
+        .filter(|&c| {
+            let recipe = &after.processes[c].recipe;
+            let new = after.net.links[c]
+                .down
+                .iter()
+                .skip(before.net.links[c].down.len())
+                .filter_map(|message| match message {
+                    ServerMessage::Notification(event) => Some(event),
+                    ServerMessage::Reply { .. } => None,
+                });
+            let mut woken = new.filter(|event| {
+                let own = event.kind == EventType::NodeDeleted
+                    && event.path.is_child_of(dir)
+                    && world.recipe.claims(recipe, event.path.name());
+                !own
+            });
+            after.processes[c].status != Status::Crashed
+                && world.recipe.counts_in_herd(recipe)
+                && woken.next().is_some()
         })
-        .map(|(c, _)| format!("c{c}"))
+        .map(|c| format!("c{c}"))
         .collect()
 }
 
