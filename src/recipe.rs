@@ -85,6 +85,18 @@ impl Role {
     }
 
     /// The verb and its object, for traces: ("holds", "the lock"), ("leads", "").
+    /// What a client holding this does: `holds the lock`, `leads`; said of
+    /// several clients, `hold the lock`, `lead`.
+    pub fn phrase(self, several: bool) -> String {
+        let (verb, object) = self.words();
+        let verb = if several {
+            verb.trim_end_matches('s')
+        } else {
+            verb
+        };
+        [verb, object].join(" ").trim().to_string()
+    }
+
     pub fn words(self) -> (&'static str, &'static str) {
         match self {
             Role::Lock => ("holds", "the lock"),

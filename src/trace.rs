@@ -314,10 +314,9 @@ pub fn picture<S: fmt::Display>(state: &WorldState<S>) -> String {
     for (c, process) in state.processes.iter().enumerate() {
         let mut parts = vec![process.recipe.to_string()];
         if let Some(tenure) = state.history.holding[c] {
-            let (verb, object) = tenure.role.words();
             parts.push(format!(
                 "believes it {} (token {})",
-                [verb, object].join(" ").trim(),
+                tenure.role.phrase(false),
                 tenure.token
             ));
         }

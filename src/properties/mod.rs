@@ -192,10 +192,9 @@ pub fn violation<R: Recipe>(
             .filter_map(|(c, tenure)| tenure.map(|tenure| (c, tenure)))
     };
     let tenure_words = |c: usize, tenure: crate::world::Tenure| {
-        let (verb, object) = tenure.role.words();
         format!(
             "c{c} {} (token {})",
-            [verb, object].join(" ").trim(),
+            tenure.role.phrase(false),
             tenure.token
         )
     };
@@ -204,14 +203,12 @@ pub fn violation<R: Recipe>(
             let names: Vec<String> = holders()
                 .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
                 .collect();
-            let (verb, object) = holders().next()?.1.role.words();
-            // "holds the lock" for one is "hold the lock" for several.
-            let verb = verb.trim_end_matches('s');
+            let role = holders().next()?.1.role;
             Some(format!(
                 "{} {} believe they {}",
                 and_list(&names),
                 if names.len() == 2 { "both" } else { "all" },
-                [verb, object].join(" ").trim()
+                role.phrase(true)
             ))
         }
         "writer_exclusion" if !writer_exclusion(world, state) => {
