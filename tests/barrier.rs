@@ -1212,6 +1212,10 @@ mod double_barrier {
         let mut forged = state.clone();
         forged.processes[1].recipe.phase = Phase::Left;
         assert!(!leave_safety(&world, &forged));
+        assert_eq!(
+            actor::violation_words(&world, &forged, "leave_safety").as_deref(),
+            Some("c1 left the barrier while c0 (Counting) with its node /b/c0 is still in it")
+        );
         // ... but not once c0's node is gone with its session.
         forged.net.store.expire(forged.net.session(0));
         assert!(leave_safety(&world, &forged));
@@ -1219,6 +1223,13 @@ mod double_barrier {
         let mut forged = walk(&world, world.init_states().remove(0), &joins(0));
         forged.processes[0].recipe.phase = Phase::Computing;
         assert!(!enter_safety(&world, &forged));
+        assert_eq!(
+            actor::violation_words(&world, &forged, "enter_safety").as_deref(),
+            Some(
+                "c0 (Computing) started computing when only 1 of the 2 processes \
+                 the barrier waits for had entered"
+            )
+        );
     }
 
     #[test]

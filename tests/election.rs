@@ -1049,6 +1049,7 @@ fn world_leader_exists_reads_the_smallest_live_nodes_owner_on_quiescent_states()
     let state = walk(&world, state, &acknowledges(0));
     assert!(world.is_quiescent(&state));
     assert!(leader_exists(&world, &state));
+    assert_eq!(violation_words(&world, &state, "leader_exists"), None);
     assert!(leader_acknowledged(&world, &state));
     assert!(acknowledged_leader_is_smallest(&world, &state));
     // The same state with the smallest node's owner not believing it leads
@@ -1057,6 +1058,14 @@ fn world_leader_exists_reads_the_smallest_live_nodes_owner_on_quiescent_states()
     let mut unaware = state.clone();
     unaware.history.holding[0] = None;
     assert!(!leader_exists(&world, &unaware));
+    assert_eq!(
+        violation_words(&world, &unaware, "leader_exists").as_deref(),
+        Some(
+            "nothing but a fault can happen and no one leads: the smallest live node \
+             /election/c0-n_0000000000 is c0's, which does not believe it leads \
+             (Held c0-n_0000000000, ack Done)"
+        )
+    );
     let mut both = state.clone();
     both.history.holding[1] = tenure(2, 1);
     assert!(leader_exists(&world, &both));

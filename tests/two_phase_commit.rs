@@ -675,6 +675,15 @@ fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
     assert!(!live_sites_decide(&world, &state));
     assert!(termination(&world, &state));
     assert!(agreement(&world, &state) && validity(&world, &state));
+    // Site 1 deciding commit though site 2 never voted commit (not reachable
+    // here: it checks what validity's words read).
+    let mut forged = state.clone();
+    forged.history.decisions.commit |= 1 << 1;
+    assert!(!validity(&world, &forged));
+    assert_eq!(
+        violation_words(&world, &forged, "validity").as_deref(),
+        Some("c1 decided commit, but c2 never voted commit")
+    );
 }
 
 #[test]

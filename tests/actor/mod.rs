@@ -197,3 +197,18 @@ pub mod lock_dir {
         super::created(at(name))
     }
 }
+
+/// What a counterexample ending in `state` says of the broken `property`
+/// ([`zoocheck::properties::violation`]): for a state built by hand, where
+/// no scenario breaks the property.
+pub fn violation_words<R: Recipe>(
+    world: &World<R>,
+    state: &WorldState<R::State>,
+    property: &str,
+) -> Option<String> {
+    let run = zoocheck::world::Run {
+        states: std::slice::from_ref(state),
+        observed: &[],
+    };
+    zoocheck::properties::violation(world, run, property)
+}
