@@ -25,13 +25,11 @@
 use std::fmt::Write as _;
 use std::iter;
 
-use stateright::Model;
-
 use crate::client::ServerMessage;
 use crate::recipe::{Item as QueueItem, Recipe};
 use crate::scenario::WorldTask;
 use crate::store::{Data, MultiOp, Op, OpResult, Response};
-use crate::trace::{describe, op, result, sent};
+use crate::trace::{op, result, sent};
 use crate::world::{Action, World, WorldState};
 
 /// A trace as lifelines and what happens between them.
@@ -142,14 +140,11 @@ impl Diagram {
                 .collect(),
             items: Vec::new(),
         };
-        let mut state = world.init_states().remove(0);
-        for (index, action) in actions.iter().enumerate() {
-            let Ok((next, observed)) = world.try_step_observed(&state, action) else {
-                break;
-            };
-            let text = describe(world, &state, action, &next, &observed);
-            diagram.step(index + 1, &state, action, &next, &text);
-            state = next;
+        // The replay a trace is told from: the same steps, in the same words.
+        let replayed = crate::trace::replay(world, actions);
+        for (index, step) in replayed.steps.iter().enumerate() {
+            let (before, after) = (&replayed.states[index], &replayed.states[index + 1]);
+            diagram.step(index + 1, before, &actions[index], after, &step.text);
         }
         diagram
     }
