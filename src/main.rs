@@ -982,23 +982,25 @@ fn print_coverage(outcome: &Outcome, all: bool) {
     let Some(coverage) = outcome.coverage.as_ref().filter(|_| all) else {
         return;
     };
-    let names = |items: &[(&str, bool)], wanted: bool| {
-        let names: Vec<&str> = items
-            .iter()
-            .filter(|(_, covered)| *covered == wanted)
-            .map(|(name, _)| *name)
-            .collect();
-        zoocheck::scenario::names_or_none(&names)
-    };
-    outln!("  phases entered: {}", names(&coverage.phases, true));
-    outln!("  phases never entered: {}", names(&coverage.phases, false));
+    let names = zoocheck::scenario::names_or_none;
+    outln!(
+        "  phases entered: {}",
+        names(&coverage.phases_entered(true))
+    );
+    outln!(
+        "  phases never entered: {}",
+        names(&coverage.phases_entered(false))
+    );
     if coverage.faults.is_empty() {
         outln!("  faults: none budgeted");
     } else {
-        outln!("  faults injected: {}", names(&coverage.faults, true));
+        outln!(
+            "  faults injected: {}",
+            names(&coverage.faults_injected(true))
+        );
         outln!(
             "  faults never injected: {}",
-            names(&coverage.faults, false)
+            names(&coverage.faults_injected(false))
         );
     }
 }

@@ -1269,22 +1269,14 @@ pub struct Coverage {
 }
 
 impl Coverage {
-    /// The phases no client entered.
-    pub fn never_entered(&self) -> Vec<&'static str> {
-        self.phases
-            .iter()
-            .filter(|(_, entered)| !entered)
-            .map(|(name, _)| *name)
-            .collect()
+    /// The phases some client entered (`true`), or those none did.
+    pub fn phases_entered(&self, entered: bool) -> Vec<&'static str> {
+        named(&self.phases, entered)
     }
 
-    /// The budgeted fault kinds no path injected.
-    pub fn never_injected(&self) -> Vec<&'static str> {
-        self.faults
-            .iter()
-            .filter(|(_, injected)| !injected)
-            .map(|(name, _)| *name)
-            .collect()
+    /// The budgeted fault kinds some path injected (`true`), or those none did.
+    pub fn faults_injected(&self, injected: bool) -> Vec<&'static str> {
+        named(&self.faults, injected)
     }
 
     fn of<R: Recipe>(world: &World<R>, control: &Control<R::State>) -> Coverage {
@@ -1361,16 +1353,25 @@ pub fn unreached_why(outcome: &Outcome) -> Option<String> {
     let mut out = format!(
         "unreached: {}; phases no client entered{searched}: {}",
         unreached.join(", "),
-        names_or_none(&coverage.never_entered())
+        names_or_none(&coverage.phases_entered(false))
     );
     if !coverage.faults.is_empty() {
         let _ = write!(
             out,
             "; faults never injected: {}",
-            names_or_none(&coverage.never_injected())
+            names_or_none(&coverage.faults_injected(false))
         );
     }
     Some(out)
+}
+
+/// The names whose flag is `wanted`.
+fn named(items: &[(&'static str, bool)], wanted: bool) -> Vec<&'static str> {
+    items
+        .iter()
+        .filter(|(_, flag)| *flag == wanted)
+        .map(|(name, _)| *name)
+        .collect()
 }
 
 /// `a, b, c`, or `none`.

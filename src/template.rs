@@ -34,29 +34,13 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
     let _ = writeln!(out, "description = {}", toml_string(description));
     let _ = writeln!(out, "recipe = {}", toml_string(recipe.name));
     out.push_str("# the variant, one of:\n");
-    let width = docs
-        .variants
-        .iter()
-        .map(|(name, _)| name.len())
-        .max()
-        .unwrap_or(0);
-    for (name, meaning) in docs.variants {
-        let _ = writeln!(out, "#   {name:<width$}  {meaning}");
-    }
+    meanings(&mut out, docs.variants);
     let _ = writeln!(out, "variant = {}", toml_string(docs.variants[0].0));
     let _ = writeln!(out, "clients = {}", docs.group.len());
     out.push_str(
         "# each client's script, in order (or `script = [...]` for all alike); commands:\n",
     );
-    let width = docs
-        .commands
-        .iter()
-        .map(|(name, _)| name.len())
-        .max()
-        .unwrap_or(0);
-    for (name, meaning) in docs.commands {
-        let _ = writeln!(out, "#   {name:<width$}  {meaning}");
-    }
+    meanings(&mut out, docs.commands);
     let scripts: Vec<String> = docs
         .group
         .iter()
@@ -108,6 +92,14 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
         let _ = writeln!(out, "{name:<width$} = {verdict:<10} # {kind}: {meaning}");
     }
     out
+}
+
+/// Each name with its meaning as a comment line, the meanings in one column.
+fn meanings(out: &mut String, pairs: &[(&str, &str)]) {
+    let width = pairs.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    for (name, meaning) in pairs {
+        let _ = writeln!(out, "#   {name:<width$}  {meaning}");
+    }
 }
 
 /// A TOML basic string.
