@@ -48,7 +48,8 @@ use std::time::{Duration, Instant};
 use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
-use zoocheck::scenario::{CheckOptions, Scenario};
+use zoocheck::check::CheckOptions;
+use zoocheck::scenario::Scenario;
 
 const FULL_SCRIPT: &[&str] = &["acquire", "work", "release"];
 const ACQUIRE_ONLY: &[&str] = &["acquire"];

@@ -20,10 +20,8 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode,
     Throughput,
 };
-use zoocheck::recipe::Recipe;
-use zoocheck::scenario::{Scenario, WorldTask};
-use zoocheck::simulate::walk;
-use zoocheck::world::World;
+use zoocheck::catalogue::AnyWorld;
+use zoocheck::scenario::Scenario;
 
 const WALKS: u64 = 200;
 const MAX_DEPTH: usize = 200;
@@ -76,18 +74,16 @@ struct WalkBench<'g, 'c> {
     max_depth: usize,
 }
 
-impl WorldTask for WalkBench<'_, '_> {
-    type Output = ();
-
-    fn run<R: Recipe>(self, world: World<R>) {
-        let walks = |world: &World<R>| -> u64 {
+impl WalkBench<'_, '_> {
+    fn run(self, world: &dyn AnyWorld) {
+        let walks = |world: &dyn AnyWorld| -> u64 {
             self.seeds
                 .clone()
-                .map(|seed| walk(world, seed, self.max_depth).actions.len() as u64)
+                .map(|seed| world.walk(seed, self.max_depth).actions.len() as u64)
                 .sum()
         };
         let started = Instant::now();
-        let steps = walks(&world);
+        let steps = walks(world);
         let took = started.elapsed();
         eprintln!(
             "simulate/{}/{}: {} walks, {steps} steps ({:.1} per walk); once {:.3} s ({:.0} steps/s)",
@@ -102,7 +98,7 @@ impl WorldTask for WalkBench<'_, '_> {
         self.group
             .bench_function(BenchmarkId::new(self.name, self.clients), |b| {
                 b.iter(|| {
-                    let taken = walks(&world);
+                    let taken = walks(world);
                     assert_eq!(taken, steps, "seeded walks are deterministic");
                     taken
                 })
@@ -118,13 +114,14 @@ fn simulate(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     for clients in [3, 4] {
-        scenario(clients).with_world(WalkBench {
+        WalkBench {
             group: &mut group,
             name: "all_faults",
             clients,
             seeds: 0..WALKS,
             max_depth: MAX_DEPTH,
-        });
+        }
+        .run(scenario(clients).world().as_ref());
     }
     group.finish();
 }

@@ -52,10 +52,10 @@
 
 use stateright::Property;
 
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{ErrorCode, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, Status, World, WorldState};
 
@@ -295,7 +295,7 @@ impl Recipe for Barrier {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Barrier>(self))
+        f.write_str(crate::catalogue::command_name::<Barrier>(self))
     }
 }
 
@@ -335,7 +335,9 @@ impl Catalogued for Barrier {
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("wait", Command::Wait), ("lift", Command::Lift)];
 
-    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Barrier {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Barrier {
         Barrier::new(variant)
     }
 
@@ -367,7 +369,7 @@ impl Catalogued for Barrier {
 /// while the node exists passed while it existed; and one that passed early
 /// is found so in the very state its pass made, before a crash could reset it.
 pub fn no_early_pass(world: &World<Barrier>, state: &WorldState<State>) -> bool {
-    !state.net.store.exists(world.recipe.directory()) || !someone_passed(world, state)
+    !state.net.store.exists(world.directory()) || !someone_passed(world, state)
 }
 
 /// Waiters proceed: where nothing but a fault can happen and the barrier node
@@ -378,11 +380,11 @@ pub fn no_early_pass(world: &World<Barrier>, state: &WorldState<State>) -> bool 
 /// release. Sound on quiescent states for the reason
 /// [`properties::no_orphan_no_deadlock`] gives.
 pub fn waiters_proceed(world: &World<Barrier>, state: &WorldState<State>) -> bool {
-    if state.net.store.exists(world.recipe.directory()) || !world.is_quiescent(state) {
+    if state.net.store.exists(world.directory()) || !world.is_quiescent(state) {
         return true;
     }
-    !state.processes.iter().any(|process| {
-        process.status != Status::Crashed && world.recipe.is_waiting(&process.recipe)
+    !state.processes.iter().enumerate().any(|(client, process)| {
+        process.status != Status::Crashed && world.recipe(client).is_waiting(&process.recipe)
     })
 }
 
@@ -458,7 +460,7 @@ mod tests {
 /// The barrier's own properties broken, in words ([`Recipe::violation`]).
 fn violation(world: &World<Barrier>, run: Run<'_, State>, property: &str) -> Option<String> {
     let state = run.last();
-    let barrier = world.recipe.directory();
+    let barrier = world.directory();
     let in_phase = |phase: Phase| -> Vec<String> {
         (0..world.clients())
             .filter(|&c| state.processes[c].recipe.phase == phase)

@@ -26,9 +26,9 @@
 
 use stateright::Property;
 
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, World, WorldState};
 
@@ -241,7 +241,7 @@ impl Recipe for Configuration {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Configuration>(self))
+        f.write_str(crate::catalogue::command_name::<Configuration>(self))
     }
 }
 
@@ -272,7 +272,9 @@ impl Catalogued for Configuration {
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("read", Command::Read), ("write", Command::Write)];
 
-    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Configuration {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Configuration {
         Configuration::new(variant)
     }
 
@@ -303,7 +305,7 @@ pub fn readers_hold_the_last_value(
     }
     let store = &state.net.store;
     let last = store
-        .data(&world.recipe.config)
+        .data(&world.shared().config)
         .and_then(|bytes| parse_value(bytes.as_deref()));
     (0..world.clients())
         .filter(|&client| live_reader(state, client))
@@ -337,7 +339,7 @@ fn violation(world: &World<Configuration>, run: Run<'_, State>, property: &str) 
     let last = state
         .net
         .store
-        .data(&world.recipe.config)
+        .data(&world.shared().config)
         .and_then(|bytes| parse_value(bytes.as_deref()));
     let value = |value: Option<u8>| value.map_or("nothing".to_string(), |value| value.to_string());
     let stale: Vec<String> = (0..world.clients())
@@ -346,7 +348,7 @@ fn violation(world: &World<Configuration>, run: Run<'_, State>, property: &str) 
         .collect();
     Some(format!(
         "nothing but a fault can happen and {} holds {}, but {}",
-        world.recipe.config,
+        world.shared().config,
         value(last),
         crate::properties::and_list(&stale)
     ))

@@ -81,11 +81,11 @@ use std::sync::Arc;
 
 use stateright::Property;
 
+use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, Status, World, WorldState};
 
@@ -595,7 +595,7 @@ impl Recipe for DoubleBarrier {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<DoubleBarrier>(self))
+        f.write_str(crate::catalogue::command_name::<DoubleBarrier>(self))
     }
 }
 
@@ -643,7 +643,9 @@ impl Catalogued for DoubleBarrier {
         &[("enter", Command::Enter), ("leave", Command::Leave)];
 
     /// x is the number of clients whose script enters.
-    fn build(variant: Variant, scripts: &[Vec<Command>]) -> DoubleBarrier {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, scripts: &[Vec<Command>]) -> DoubleBarrier {
         let threshold = scripts
             .iter()
             .filter(|script| script.contains(&Command::Enter))
@@ -691,7 +693,7 @@ pub fn enter_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> 
         .processes
         .iter()
         .any(|process| process.recipe.phase.has_started());
-    !started || state.history.joined.count_ones() as usize >= world.recipe.threshold
+    !started || state.history.joined.count_ones() as usize >= world.shared().threshold
 }
 
 /// Leave safety: no process has finished Leave while another is still in the
@@ -707,7 +709,7 @@ pub fn leave_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> 
         let process = &state.processes[j];
         process.status != Status::Crashed
             && process.recipe.phase.has_joined()
-            && store.exists(&world.recipe.node(&process.recipe))
+            && store.exists(&world.shared().node(&process.recipe))
     };
     let clients = state.processes.len();
     !(0..clients).any(|i| left(i) && (0..clients).any(|j| j != i && inside(j)))
@@ -723,7 +725,7 @@ pub fn no_deadlock(world: &World<DoubleBarrier>, state: &WorldState<State>) -> b
     if !world.is_quiescent(state) {
         return true;
     }
-    let recipe = &world.recipe;
+    let recipe = world.shared();
     let live = |process: &&crate::world::Process<State>| {
         process.status != Status::Crashed && process.recipe.phase != Phase::Dead
     };
@@ -841,7 +843,7 @@ mod tests {
 /// The double barrier's own properties broken, in words ([`Recipe::violation`]).
 fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) -> Option<String> {
     let state = run.last();
-    let recipe = &world.recipe;
+    let recipe = world.shared();
     let phase_of = |c: usize| format!("c{c} ({})", state.processes[c].recipe);
     match property {
         "enter_safety" if !enter_safety(world, state) => {

@@ -48,10 +48,10 @@ use stateright::Property;
 
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase};
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
 };
@@ -306,7 +306,7 @@ impl Recipe for Election {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Election>(self))
+        f.write_str(crate::catalogue::command_name::<Election>(self))
     }
 }
 
@@ -343,7 +343,9 @@ impl Catalogued for Election {
         ("resign", Command::Resign),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> Election {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Election {
         Election::new(variant)
     }
 
@@ -367,7 +369,7 @@ impl Catalogued for Election {
 /// smallest sequence number first, with their owners.
 fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
     let store = &state.net.store;
-    let dir = world.recipe.directory();
+    let dir = world.directory();
     let mut nodes: Vec<(Token, Arc<str>, i64)> = store
         .children(dir)
         .into_iter()
@@ -400,7 +402,7 @@ pub fn leader_exists(world: &World<Election>, state: &WorldState<State>) -> bool
 /// Whoever reads the acknowledgement learns the truth: while [`ACK`] exists,
 /// the session that created it owns the smallest live election node.
 pub fn acknowledged_leader_is_smallest(world: &World<Election>, state: &WorldState<State>) -> bool {
-    let Some(stat) = state.net.store.stat(&world.recipe.ack) else {
+    let Some(stat) = state.net.store.stat(&world.shared().ack) else {
         return true;
     };
     live_nodes(world, state)
@@ -410,7 +412,7 @@ pub fn acknowledged_leader_is_smallest(world: &World<Election>, state: &WorldSta
 
 /// A leader acknowledged (the partner of the acknowledgement's truth).
 pub fn leader_acknowledged(world: &World<Election>, state: &WorldState<State>) -> bool {
-    state.net.store.exists(&world.recipe.ack)
+    state.net.store.exists(&world.shared().ack)
 }
 
 /// The sequence number of an election node name: what follows its last `n_`.
@@ -515,7 +517,7 @@ mod tests {
 /// The election's own properties broken, in words ([`Recipe::violation`]).
 fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Option<String> {
     let state = run.last();
-    let dir = world.recipe.directory();
+    let dir = world.directory();
     let owner = |session: i64| match world.client_of(state, session) {
         Some(c) => format!("c{c}"),
         None => format!("a crashed process's session {session:#x}"),
@@ -537,14 +539,14 @@ fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Op
             ))
         }
         "acknowledged_leader_is_smallest" if !acknowledged_leader_is_smallest(world, state) => {
-            let ack = state.net.store.stat(&world.recipe.ack)?.ephemeral_owner;
+            let ack = state.net.store.stat(&world.shared().ack)?.ephemeral_owner;
             let smallest = match live_nodes(world, state).into_iter().next() {
                 Some((_, name, session)) => format!("{dir}/{name} is {}'s", owner(session)),
                 None => "no live election node is left".into(),
             };
             Some(format!(
                 "the acknowledgement {} says {} leads, but {smallest}",
-                world.recipe.ack,
+                world.shared().ack,
                 owner(ack)
             ))
         }

@@ -55,9 +55,9 @@ use stateright::Property;
 
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::Path;
 use crate::world::World;
 
@@ -154,7 +154,7 @@ impl Recipe for Lock {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Lock>(self))
+        f.write_str(crate::catalogue::command_name::<Lock>(self))
     }
 }
 
@@ -195,7 +195,9 @@ impl Catalogued for Lock {
         ("release", Command::Release),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> Lock {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Lock {
         Lock::new(variant)
     }
 

@@ -33,10 +33,10 @@ use std::sync::Arc;
 
 use stateright::Property;
 
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
 use crate::world::{History, Run, World, WorldState};
 
@@ -257,7 +257,7 @@ impl Recipe for Membership {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Membership>(self))
+        f.write_str(crate::catalogue::command_name::<Membership>(self))
     }
 }
 
@@ -288,7 +288,9 @@ impl Catalogued for Membership {
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[("join", Command::Join)];
 
-    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Membership {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Membership {
         Membership::new(variant)
     }
 

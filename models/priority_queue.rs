@@ -41,9 +41,9 @@ use stateright::Property;
 
 use super::queue::{self, OnChange, Queue};
 pub use super::queue::{Put, State, Take};
+use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::faults::FaultBudget;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{Op, OpResult, Path};
 use crate::world::{Run, World, WorldState};
 
@@ -157,7 +157,7 @@ impl Recipe for PriorityQueue {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<PriorityQueue>(self))
+        f.write_str(crate::catalogue::command_name::<PriorityQueue>(self))
     }
 }
 
@@ -213,7 +213,9 @@ impl Catalogued for PriorityQueue {
         ("take", Command::Take),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> PriorityQueue {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> PriorityQueue {
         PriorityQueue::new(variant)
     }
 
@@ -255,6 +257,6 @@ fn violation(world: &World<PriorityQueue>, run: Run<'_, State>, property: &str) 
     })?;
     Some(format!(
         "at step {step} c{c} chose {}/{node} while it knew an item of higher priority was queued",
-        world.recipe.directory()
+        world.directory()
     ))
 }

@@ -77,10 +77,10 @@ use std::sync::Arc;
 use stateright::Property;
 
 use super::contender::sequence_after;
+use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Item, Observation, Recipe};
-use crate::scenario::{refuse_restarts, Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
@@ -850,7 +850,7 @@ impl Recipe for Queue {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<Queue>(self))
+        f.write_str(crate::catalogue::command_name::<Queue>(self))
     }
 }
 
@@ -900,7 +900,9 @@ impl Catalogued for Queue {
         ("quit", Command::Quit),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Command>]) -> Queue {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Queue {
         Queue::new(variant)
     }
 
@@ -986,7 +988,7 @@ pub fn jumped(listing: &[Arc<str>], taken: &str) -> bool {
 /// The items the queue node's item nodes carry now.
 pub fn items_in_queue<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> u32 {
     let store = &state.net.store;
-    let dir = world.recipe.directory();
+    let dir = world.directory();
     store
         .children(dir)
         .iter()
@@ -1021,8 +1023,9 @@ pub fn no_item_lost<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -
     }
     let queue = &state.history.queue;
     let in_queue = items_in_queue(world, state);
-    let waiting = state.processes.iter().any(|process| {
-        process.status != crate::world::Status::Crashed && world.recipe.is_waiting(&process.recipe)
+    let waiting = state.processes.iter().enumerate().any(|(client, process)| {
+        process.status != crate::world::Status::Crashed
+            && world.recipe(client).is_waiting(&process.recipe)
     });
     let unconsumed = queue.enqueued & !queue.consumed;
     unconsumed & !in_queue == 0 && (in_queue & unconsumed == 0 || !waiting)
@@ -1209,7 +1212,7 @@ pub fn violation<R: Recipe>(
                     if stranded.len() == 1 { "item" } else { "items" },
                     crate::properties::and_list(&stranded),
                     if stranded.len() == 1 { "is" } else { "are" },
-                    world.recipe.directory(),
+                    world.directory(),
                     crate::properties::and_list(&waiting),
                     if waiting.len() == 1 { "waits" } else { "wait" }
                 ));

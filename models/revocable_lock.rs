@@ -43,9 +43,9 @@ use stateright::Property;
 
 use super::contender::{Contender, Decision, Phase};
 use super::shared_lock::{self, SharedLock};
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
@@ -424,7 +424,7 @@ impl Recipe for RevocableLock {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<RevocableLock>(self))
+        f.write_str(crate::catalogue::command_name::<RevocableLock>(self))
     }
 }
 
@@ -467,7 +467,13 @@ impl Catalogued for RevocableLock {
         ("force", Command::Force),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> RevocableLock {
+    type Params = NoParams;
+
+    fn build(
+        variant: Variant,
+        _params: &NoParams,
+        _scripts: &[Vec<Self::Command>],
+    ) -> RevocableLock {
         RevocableLock::new(variant)
     }
 
@@ -518,7 +524,7 @@ pub fn no_missed_revoke(world: &World<RevocableLock>, state: &WorldState<State>)
             return true;
         };
         let says_unlock = store
-            .data(&world.recipe.dir().child(node))
+            .data(&world.shared().dir().child(node))
             .is_some_and(|data| data.as_deref() == Some(UNLOCK));
         !says_unlock || holder.asked.is_some()
     })
@@ -555,7 +561,7 @@ fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) 
             .lock
             .node
             .as_ref()
-            .map(|node| world.recipe.dir().child(node).to_string())
+            .map(|node| world.shared().dir().child(node).to_string())
             .unwrap_or_else(|| "its node".into())
     };
     match property {
@@ -577,7 +583,7 @@ fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) 
                         state
                             .net
                             .store
-                            .data(&world.recipe.dir().child(node))
+                            .data(&world.shared().dir().child(node))
                             .is_some_and(|data| data.as_deref() == Some(UNLOCK))
                     })
             })?;

@@ -44,9 +44,9 @@ use stateright::Property;
 
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::Path;
 use crate::world::World;
 
@@ -154,7 +154,7 @@ impl Recipe for SharedLock {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<SharedLock>(self))
+        f.write_str(crate::catalogue::command_name::<SharedLock>(self))
     }
 }
 
@@ -191,7 +191,9 @@ impl Catalogued for SharedLock {
         ("release", Command::Release),
     ];
 
-    fn build(variant: Variant, _scripts: &[Vec<Self::Command>]) -> SharedLock {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> SharedLock {
         SharedLock::new(variant)
     }
 

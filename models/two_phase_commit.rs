@@ -42,9 +42,9 @@
 
 use stateright::Property;
 
+use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe};
-use crate::scenario::{Catalogued, Docs};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
 };
@@ -603,7 +603,7 @@ impl Recipe for TwoPhaseCommit {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::scenario::command_name::<TwoPhaseCommit>(self))
+        f.write_str(crate::catalogue::command_name::<TwoPhaseCommit>(self))
     }
 }
 
@@ -640,7 +640,9 @@ impl Catalogued for TwoPhaseCommit {
     ];
 
     /// The sites are the clients whose script votes.
-    fn build(variant: Variant, scripts: &[Vec<Command>]) -> TwoPhaseCommit {
+    type Params = NoParams;
+
+    fn build(variant: Variant, _params: &NoParams, scripts: &[Vec<Command>]) -> TwoPhaseCommit {
         let sites = scripts
             .iter()
             .enumerate()
@@ -701,7 +703,7 @@ pub fn site_alive(state: &Check, site: ClientId) -> bool {
 }
 
 fn sites(world: &World<TwoPhaseCommit>) -> impl Iterator<Item = ClientId> + '_ {
-    (0..world.clients()).filter(|site| world.recipe.sites & (1 << site) != 0)
+    (0..world.clients()).filter(|site| world.shared().sites & (1 << site) != 0)
 }
 
 /// Whether any process of `client` decided (a restarted site's predecessor
@@ -728,7 +730,7 @@ pub fn agreement(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
 /// (the applications' choices, whatever reached the server).
 pub fn validity(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
     let history = &state.history;
-    history.decisions.commit == 0 || world.recipe.sites & !history.votes.commit == 0
+    history.decisions.commit == 0 || world.shared().sites & !history.votes.commit == 0
 }
 
 /// Termination: where nothing but a fault can happen, once the transaction
@@ -737,7 +739,7 @@ pub fn validity(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
 /// Checked on quiescent states, soundly, for the reason
 /// [`crate::properties::no_orphan_no_deadlock`] gives.
 pub fn termination(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    if !world.is_quiescent(state) || !state.net.store.exists(&world.recipe.tx) {
+    if !world.is_quiescent(state) || !state.net.store.exists(&world.shared().tx) {
         return true;
     }
     let no_site_failed = sites(world).all(|site| site_alive(state, site));
@@ -748,7 +750,7 @@ pub fn termination(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
 /// transaction exists, every site that has not failed has decided, even if
 /// another site failed.
 pub fn live_sites_decide(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    if !world.is_quiescent(state) || !state.net.store.exists(&world.recipe.tx) {
+    if !world.is_quiescent(state) || !state.net.store.exists(&world.shared().tx) {
         return true;
     }
     sites(world)
@@ -854,7 +856,7 @@ fn violation(world: &World<TwoPhaseCommit>, run: Run<'_, State>, property: &str)
         "validity" if !validity(world, state) => Some(format!(
             "{} decided commit, but {} never voted commit",
             list(decisions.commit),
-            list(world.recipe.sites & !state.history.votes.commit)
+            list(world.shared().sites & !state.history.votes.commit)
         )),
         "termination" if !termination(world, state) => Some(format!(
             "nothing but a fault can happen, no site failed, and {} never decided",

@@ -27,7 +27,7 @@ use std::iter;
 
 use crate::client::ServerMessage;
 use crate::recipe::{Item as QueueItem, Recipe};
-use crate::scenario::WorldTask;
+
 use crate::store::{Data, MultiOp, Op, OpResult, Response};
 use crate::trace::{op, result, sent};
 use crate::world::{Action, World, WorldState};
@@ -108,19 +108,6 @@ impl Item {
                 lines.iter().map(String::as_str).collect()
             }
         }
-    }
-}
-
-/// Builds the diagram of a trace in a scenario's world
-/// ([`crate::scenario::Scenario::with_world`]).
-pub struct BuildDiagram<'a> {
-    pub actions: &'a [Action],
-}
-
-impl WorldTask for BuildDiagram<'_> {
-    type Output = Diagram;
-    fn run<R: Recipe>(self, world: World<R>) -> Diagram {
-        Diagram::build(&world, self.actions)
     }
 }
 
@@ -228,7 +215,7 @@ impl Diagram {
             }
             Action::SessionTimeout(_) | Action::Fault(_) => {
                 let first = match action {
-                    Action::Fault(fault) => fault.client(),
+                    Action::Fault(fault) => fault.client,
                     _ => store,
                 };
                 self.items.push(Item::Fault {

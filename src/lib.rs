@@ -22,6 +22,9 @@
 //! - [`world`]: the stateright model (store, clients, links, processes,
 //!   faults from [`faults`]), whose states [`properties`] judge.
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
+//!   [`catalogue`]: every recipe by name, and the type-erased world
+//!   ([`catalogue::AnyWorld`]) each builds; [`check`]: the exhaustive search
+//!   and its verdicts;
 //!   [`trace`]: counterexamples as readable, replayable steps;
 //!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
 //!   [`report`]: a check's verdicts and counterexamples as one HTML page.
@@ -53,6 +56,8 @@
 //! Nothing here reads a clock, draws a random number, does IO or iterates a
 //! hash map: the same steps give the same trace, every time.
 
+pub mod catalogue;
+pub mod check;
 pub mod client;
 pub mod conformance;
 pub mod diagram;
@@ -67,6 +72,7 @@ pub mod shrink;
 pub mod simulate;
 pub mod store;
 pub mod template;
+pub mod text;
 pub mod trace;
 pub mod world;
 

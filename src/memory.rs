@@ -60,7 +60,7 @@ pub fn parse_size(text: &str) -> Result<u64, String> {
     let expected = || {
         format!(
             "{}: expected a size such as 512M, 8G or 1.5G (K, M, G, T are powers of 1024)",
-            crate::scenario::quoted(text, 40)
+            crate::text::quoted(text, 40)
         )
     };
     let trimmed = text.trim();

@@ -272,6 +272,16 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         0
     }
 
+    /// The parts a client of this recipe can play at a moment, which a fault
+    /// can aim at (`target = "holder"`), besides being a waiter
+    /// ([`crate::world::WAITER`]).
+    fn parts() -> &'static [Part<Self>]
+    where
+        Self: Sized,
+    {
+        &[]
+    }
+
     /// The directory whose children the recipe creates (the lock node).
     fn directory(&self) -> &Path;
 
@@ -321,6 +331,15 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     fn ranks(&self) -> bool {
         false
     }
+}
+
+/// A part a client can play at a moment (the holder, the leader), by the
+/// name scenario files aim faults at, and who plays it: a client plays it
+/// in the states `played` says, judged on what the client itself believes.
+pub struct Part<R: Recipe> {
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub played: fn(&R, &R::State) -> bool,
 }
 
 /// Whether an error means the request may or may not have been applied.

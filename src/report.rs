@@ -15,8 +15,9 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::diagram::{escape, BuildDiagram};
-use crate::scenario::{Judgement, Limit, Outcome, Scenario, Verdict};
+use crate::check::{Judgement, Limit, Outcome, Verdict};
+use crate::diagram::escape;
+use crate::scenario::Scenario;
 use crate::trace::Trace;
 
 /// The tag that marks a page as zoocheck's, so that a later report may replace it.
@@ -298,9 +299,7 @@ fn section(out: &mut String, shown: &Shown) {
         "<p class=\"end\">{heading}</p>\n<pre class=\"last-state\">{}</pre>",
         escape(&trace.last_state)
     );
-    let diagram = shown.scenario.with_world(BuildDiagram {
-        actions: &trace.actions,
-    });
+    let diagram = shown.scenario.world().diagram(&trace.actions);
     out.push_str("<div class=\"diagram\">\n");
     out.push_str(&diagram.svg());
     out.push_str("</div>\n</section>\n");

@@ -289,15 +289,20 @@ mod tests {
     use stateright::{Model, Property};
 
     use super::{shrink, Shrunk, STEPS_MAX};
+    use crate::catalogue::Entry;
+    use crate::models::lock::Lock;
     use crate::recipe::Recipe;
-    use crate::scenario::{Scenario, WorldTask};
+    use crate::scenario::Scenario;
     use crate::simulate::walk;
     use crate::trace::{self, Trace};
     use crate::world::{Action, World};
 
-    fn scenario(file: &str) -> Scenario {
+    /// The world of a lock scenario.
+    fn lock_world(file: &str) -> World<Lock> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-        Scenario::load(&root.join(file), &root).unwrap_or_else(|error| panic!("{error}"))
+        let scenario =
+            Scenario::load(&root.join(file), &root).unwrap_or_else(|error| panic!("{error}"));
+        Entry::<Lock>::typed_world(&scenario)
     }
 
     /// Whether some prefix of `actions` replays ([`trace::replay`], the
@@ -317,14 +322,10 @@ mod tests {
     /// For each property some walk seeded 0 to 499 finds: the first such
     /// walk's seed, its length up to the discovery, and the shrunk length,
     /// after asserting that the shrunk list is a 1-minimal discovery.
-    struct ShrinkEachFound;
-
-    impl WorldTask for ShrinkEachFound {
-        type Output = Vec<(&'static str, u64, usize, usize)>;
-
-        fn run<R: Recipe>(self, world: World<R>) -> Self::Output {
+    fn shrink_each_found<R: Recipe>(world: World<R>) -> Vec<(&'static str, u64, usize, usize)> {
+        {
             let mut found = Vec::new();
-            for property in world.properties() {
+            for property in Model::properties(&world) {
                 let Some((seed, actions)) = (0..500).find_map(|seed| {
                     let walk = walk(&world, seed, 200);
                     let steps = walk.found(property.name)?;
@@ -363,7 +364,7 @@ mod tests {
 
     #[test]
     fn each_discovery_of_pause_expire_shrinks_to_a_1_minimal_one() {
-        let found = scenario("lock/guid_pause_expire.toml").with_world(ShrinkEachFound);
+        let found = shrink_each_found(lock_world("lock/guid_pause_expire.toml"));
         // The first walk to find each, its length and the shrunk one. A
         // check's shortest counterexample to mutual_exclusion is 12 steps
         // (the snapshot's); someone acquires in 5 at the least. No walk of
@@ -386,12 +387,9 @@ mod tests {
         steps_max: u64,
     }
 
-    impl WorldTask for ShrinkOne {
-        type Output = (usize, Shrunk);
-
-        fn run<R: Recipe>(self, world: World<R>) -> Self::Output {
-            let property = world
-                .properties()
+    impl ShrinkOne {
+        fn run<R: Recipe>(self, world: World<R>) -> (usize, Shrunk) {
+            let property = Model::properties(&world)
                 .into_iter()
                 .find(|property| property.name == self.property)
                 .expect("a property of the world");
@@ -414,41 +412,40 @@ mod tests {
 
     #[test]
     fn a_walk_past_its_discovery_is_cut_at_the_discovery_first() {
-        let pause_expire = scenario("lock/guid_pause_expire.toml");
-        let (steps, whole) = pause_expire.with_world(ShrinkOne {
+        let pause_expire = lock_world("lock/guid_pause_expire.toml");
+        let (steps, whole) = ShrinkOne {
             property: "mutual_exclusion",
             whole_walk: true,
             steps_max: STEPS_MAX,
-        });
+        }
+        .run(pause_expire.clone());
         assert_eq!(whole.shrinking.from, steps);
-        let (_, cut) = pause_expire.with_world(ShrinkOne {
+        let (_, cut) = ShrinkOne {
             property: "mutual_exclusion",
             whole_walk: false,
             steps_max: STEPS_MAX,
-        });
+        }
+        .run(pause_expire);
         assert_eq!(whole, cut);
     }
 
     #[test]
     fn a_shrink_stops_at_its_limit_of_steps_unfinished() {
-        let (steps, shrunk) = scenario("lock/guid_pause_expire.toml").with_world(ShrinkOne {
+        let (steps, shrunk) = ShrinkOne {
             property: "mutual_exclusion",
             whole_walk: false,
             steps_max: 3,
-        });
+        }
+        .run(lock_world("lock/guid_pause_expire.toml"));
         assert_eq!(shrunk.shrinking.steps, 3);
         assert!(!shrunk.shrinking.complete);
         assert!(shrunk.actions.len() <= steps);
     }
 
     /// Shrinks lists that are not discoveries.
-    struct NotADiscovery;
-
-    impl WorldTask for NotADiscovery {
-        type Output = [bool; 3];
-
-        fn run<R: Recipe>(self, world: World<R>) -> [bool; 3] {
-            let property = world.properties().remove(0);
+    fn not_a_discovery<R: Recipe>(world: World<R>) -> [bool; 3] {
+        {
+            let property = Model::properties(&world).remove(0);
             let discovered = |state: &_| trace::discovered(&world, &property, state);
             [
                 // Nothing happens.
@@ -470,7 +467,7 @@ mod tests {
 
     #[test]
     fn a_list_that_discovers_nothing_or_does_not_replay_is_not_shrunk() {
-        let shrunk = scenario("lock/guid_pause_expire.toml").with_world(NotADiscovery);
+        let shrunk = not_a_discovery(lock_world("lock/guid_pause_expire.toml"));
         assert_eq!(shrunk, [false; 3]);
     }
 }

@@ -26,8 +26,8 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stateright::{Expectation, Model, Property};
 
+use crate::check::{Limit, Outcome, PanicReport, PropertyOutcome, Verdict};
 use crate::recipe::Recipe;
-use crate::scenario::{Limit, Outcome, PanicReport, PropertyOutcome, Verdict, WorldTask};
 use crate::shrink::{self, STEPS_MAX};
 use crate::trace::{self, Trace};
 use crate::world::{Action, Refusal, World};
@@ -162,8 +162,8 @@ impl WalkProgress {
     }
 }
 
-/// A simulation of a scenario's world, as a [`WorldTask`].
-pub struct SimulateTask<'a> {
+/// A simulation: how to walk, and what the scenario expects.
+struct SimulateTask<'a> {
     pub options: SimulateOptions,
     pub expect: &'a [(&'static str, Verdict)],
     /// Called after each walk done (in seed order).
@@ -305,21 +305,35 @@ impl SimulateTask<'_> {
     }
 }
 
-impl WorldTask for SimulateTask<'_> {
-    type Output = Outcome;
+/// Walks `world` at random as `options` say and judges each property on
+/// the first walk, by seed, that found it.
+pub fn simulate_world<R: Recipe>(
+    world: &World<R>,
+    options: SimulateOptions,
+    expect: &[(&'static str, Verdict)],
+    progress: Option<fn(&WalkProgress)>,
+) -> Outcome {
+    SimulateTask {
+        options,
+        expect,
+        progress,
+    }
+    .run(world)
+}
 
-    fn run<R: Recipe>(self, world: World<R>) -> Outcome {
+impl SimulateTask<'_> {
+    fn run<R: Recipe>(self, world: &World<R>) -> Outcome {
         let started = Instant::now();
-        let tally = self.walks(&world, started);
+        let tally = self.walks(world, started);
         let outcomes = world
             .properties()
             .iter()
             .zip(tally.first)
-            .map(|(property, walk)| judge(&world, property, self.expect, walk))
+            .map(|(property, walk)| judge(world, property, self.expect, walk))
             .collect();
         let panic = tally.panicked.map(|walk| PanicReport {
             message: walk.panicked.clone().expect("a walk that panicked"),
-            trace: Some(Trace::of_panic(&world, &walk.actions)),
+            trace: Some(Trace::of_panic(world, &walk.actions)),
             seed: Some(walk.seed),
         });
         Outcome {
@@ -370,10 +384,10 @@ fn judge<R: Recipe>(
 mod tests {
     use std::path::Path;
 
-    use super::{walk, SimulateOptions, SimulateTask};
-    use crate::recipe::Recipe;
-    use crate::scenario::{Outcome, Scenario, Verdict, WorldTask};
-    use crate::world::{Action, World};
+    use super::SimulateOptions;
+    use crate::check::{Outcome, Verdict};
+    use crate::scenario::Scenario;
+    use crate::world::Action;
 
     fn pause_expire() -> Scenario {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
@@ -386,11 +400,7 @@ mod tests {
         expect: &[(&'static str, Verdict)],
         options: SimulateOptions,
     ) -> Outcome {
-        scenario.with_world(SimulateTask {
-            options,
-            expect,
-            progress: None,
-        })
+        scenario.world().simulate(options, expect, None)
     }
 
     /// Everything an outcome says but its time.
@@ -459,22 +469,15 @@ mod tests {
 
     /// The steps of the walks seeded `seeds`, and the first of them to
     /// violate mutual exclusion.
-    struct Walks {
-        seeds: std::ops::Range<u64>,
-    }
-
-    impl WorldTask for Walks {
-        type Output = (u64, Option<u64>);
-
-        fn run<R: Recipe>(self, world: World<R>) -> Self::Output {
-            let walks: Vec<_> = self.seeds.map(|seed| walk(&world, seed, 200)).collect();
-            let steps = walks.iter().map(|walk| walk.actions.len() as u64).sum();
-            let first = walks
-                .iter()
-                .find(|walk| walk.found("mutual_exclusion").is_some())
-                .map(|walk| walk.seed);
-            (steps, first)
-        }
+    fn walks(scenario: &Scenario, seeds: std::ops::Range<u64>) -> (u64, Option<u64>) {
+        let world = scenario.world();
+        let walks: Vec<_> = seeds.map(|seed| world.walk(seed, 200)).collect();
+        let steps = walks.iter().map(|walk| walk.actions.len() as u64).sum();
+        let first = walks
+            .iter()
+            .find(|walk| walk.found("mutual_exclusion").is_some())
+            .map(|walk| walk.seed);
+        (steps, first)
     }
 
     #[test]
@@ -503,9 +506,7 @@ mod tests {
             .expect("a walk violates mutual exclusion");
         assert_eq!(one.walks, first - 40 + 1);
         // Exactly the walks up to that one are counted.
-        let (steps, first_again) = scenario.with_world(Walks {
-            seeds: 40..first + 1,
-        });
+        let (steps, first_again) = walks(&scenario, 40..first + 1);
         assert_eq!((one.states as u64, first_again), (steps, Some(first)));
         // As the scenario expects it, a violation does not stop the walks.
         let all = simulate(

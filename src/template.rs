@@ -6,22 +6,23 @@
 
 use std::fmt::Write as _;
 
-use crate::faults::FaultBudget;
+use crate::catalogue::AnyRecipe;
+use crate::faults::{FaultBudget, Kind, DECLARATIONS};
 use crate::properties;
-use crate::scenario::RecipeInfo;
 
 /// The text of a new scenario file for `recipe`, described as `description`.
 /// It loads as it is: the recipe's first variant (its reference), its
-/// [`Docs::group`](crate::scenario::Docs::group), no fault, and the verdicts
+/// [`Docs::group`](crate::catalogue::Docs::group), no fault, and the verdicts
 /// a sound recipe would get, which the researcher decides anew before
 /// checking.
-pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
-    let docs = &recipe.docs;
+pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
+    let docs = recipe.docs();
     let mut out = String::new();
     let _ = writeln!(
         out,
         "# A question about the {}: {}.",
-        recipe.name, docs.summary
+        recipe.name(),
+        docs.summary
     );
     out.push_str(
         "# Edit the description, the clients and their scripts, the faults, and decide\n\
@@ -32,15 +33,15 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
     );
     out.push_str("#   cargo test --test scenarios -- NAME   then   cargo insta review   (pin its snapshot)\n\n");
     let _ = writeln!(out, "description = {}", toml_string(description));
-    let _ = writeln!(out, "recipe = {}", toml_string(recipe.name));
+    let _ = writeln!(out, "recipe = {}", toml_string(recipe.name()));
     out.push_str("# the variant, one of:\n");
-    meanings(&mut out, docs.variants);
+    meanings_of(&mut out, docs.variants);
     let _ = writeln!(out, "variant = {}", toml_string(docs.variants[0].0));
     let _ = writeln!(out, "clients = {}", docs.group.len());
     out.push_str(
         "# each client's script, in order (or `script = [...]` for all alike); commands:\n",
     );
-    meanings(&mut out, docs.commands);
+    meanings_of(&mut out, docs.commands);
     let scripts: Vec<String> = docs
         .group
         .iter()
@@ -50,15 +51,20 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
         })
         .collect();
     let _ = writeln!(out, "scripts = [{}]", scripts.join(", "));
+    out.push_str(
+        "# or a [[client]] table per client, in order, each with its own `variant` and `script`\n",
+    );
+    params(&mut out, recipe);
 
     out.push_str("\n[faults]    # how many of each the checker may inject, 0 to 3\n");
-    for (kind, meaning) in FaultBudget::MEANINGS {
-        let _ = writeln!(out, "{kind:<14} = 0    # {meaning}");
+    for declaration in &DECLARATIONS {
+        let _ = writeln!(
+            out,
+            "{:<14} = 0    # {}",
+            declaration.name, declaration.meaning
+        );
     }
-    if let Err((key, why)) = (recipe.check_faults)(&FaultBudget {
-        restart: 1,
-        ..FaultBudget::default()
-    }) {
+    if let Err((key, why)) = recipe.check_faults(&FaultBudget::of(Kind::Restart, 1)) {
         let _ = writeln!(out, "# ({key} must stay 0 here: {why})");
     }
     let _ = writeln!(
@@ -66,6 +72,8 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
         "{:<14} = false    # let expiry hit a connected, running client (clocks that disagree)",
         "expire_anytime"
     );
+
+    aimed(&mut out, recipe);
 
     out.push_str("\n[store]\n");
     out.push_str(
@@ -76,13 +84,13 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
     );
 
     out.push_str("\n[expect]    # every property: always-properties holds | violated, sometimes-properties reached | unreached\n");
-    let width = recipe
-        .properties
+    let properties = recipe.properties();
+    let width = properties
         .iter()
         .map(|(name, _)| name.len())
         .max()
         .unwrap_or(0);
-    for (name, always) in &recipe.properties {
+    for (name, always) in &properties {
         let (verdict, kind) = if *always {
             ("\"holds\"", "always")
         } else {
@@ -94,8 +102,30 @@ pub fn scenario(recipe: &RecipeInfo, description: &str) -> String {
     out
 }
 
+/// The recipe's `[params]` with their defaults and meanings, if it has any.
+fn params(out: &mut String, recipe: &dyn AnyRecipe) {
+    let meanings = recipe.params();
+    if meanings.is_empty() {
+        return;
+    }
+    out.push_str("\n[params]    # the recipe's parameters, at their defaults:\n");
+    meanings_of(out, meanings);
+    out.push_str(&recipe.default_params());
+}
+
+/// How to aim a fault, with the parts this recipe's clients play.
+fn aimed(out: &mut String, recipe: &dyn AnyRecipe) {
+    out.push_str("\n# A fault aimed at one client, or at whoever plays a part when it strikes:\n");
+    out.push_str("# [[fault]]\n# kind = \"pause\"    # a kind above\n");
+    out.push_str("# client = 1        # or target = one of the parts:\n");
+    for (name, meaning) in recipe.parts() {
+        let _ = writeln!(out, "#   target = {:<10} {meaning}", toml_string(name));
+    }
+    out.push_str("# count = 1         # how many times, 1 to 3\n");
+}
+
 /// Each name with its meaning as a comment line, the meanings in one column.
-fn meanings(out: &mut String, pairs: &[(&str, &str)]) {
+fn meanings_of(out: &mut String, pairs: &[(&str, &str)]) {
     let width = pairs.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, meaning) in pairs {
         let _ = writeln!(out, "#   {name:<width$}  {meaning}");

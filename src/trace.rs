@@ -14,7 +14,6 @@ use serde::{Deserialize, Serialize};
 use stateright::{Expectation, Model, Property};
 
 use crate::client::{Request, ServerMessage, Xid};
-use crate::faults::Fault;
 use crate::recipe::{ClientId, Incarnation, Item, Observation, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
 use crate::world::{Action, Refusal, Run, Status, World, WorldState};
@@ -693,30 +692,9 @@ pub fn describe<R: Recipe>(
             "server expires the session {session:#x} of a crashed process{}",
             fired(before, after)
         ),
-        Action::Fault(fault) => format!(
-            "FAULT: {}{}",
-            fault_text(fault, before),
-            fired(before, after)
-        ),
-    }
-}
-
-/// A fault in words: [`Fault::words`], with what the state it hits adds
-/// (whether the expired client was paused, which request's reply is lost).
-fn fault_text<S>(fault: Fault, before: &WorldState<S>) -> String {
-    match fault {
-        Fault::Expire { client } if before.processes[client].status == Status::Paused => {
-            format!("{} while it is paused", fault.words())
+        Action::Fault(fault) => {
+            format!("FAULT: {}{}", fault.words_in(before), fired(before, after))
         }
-        Fault::LoseReply { client } => {
-            let request = before.net.links[client]
-                .up
-                .front()
-                .map(|r| op(&r.op))
-                .unwrap_or_default();
-            format!("the server applies c{client}'s {request} and the reply is lost with the connection")
-        }
-        _ => fault.words(),
     }
 }
 

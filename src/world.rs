@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
 use crate::client::{ConnState, Delivery, ServerMessage};
-use crate::faults::{Fault, FaultBudget};
+use crate::faults::{Fate, Fault, FaultBudget, Spent};
 use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Item, Observation, Recipe, Role, Token,
@@ -43,6 +43,13 @@ use crate::recipe::{
 use crate::store::{
     CreateMode, EventType, Notification, Op, Path, Response, SessionId, StoreConfig,
 };
+
+/// The part every recipe's clients can play: waiting for their turn
+/// ([`Recipe::is_waiting`]).
+pub const WAITER: (&str, &str) = (
+    "waiter",
+    "a client waiting for something only another client or the server can bring (the lock, the barrier)",
+);
 
 /// Whether a client's process runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -258,7 +265,7 @@ pub struct WorldState<S> {
     pub processes: Vec<Process<S>>,
     /// Sessions of crashed processes that the server has not expired yet.
     pub dead_sessions: BTreeSet<SessionId>,
-    pub spent: FaultBudget,
+    pub spent: Spent,
     pub history: History,
 }
 
@@ -272,13 +279,14 @@ impl<S: std::fmt::Display> std::fmt::Debug for WorldState<S> {
         if !in_flight.is_empty() {
             write!(f, "in flight:\n{in_flight}")?;
         }
-        let spent: Vec<String> = self
-            .spent
-            .fields()
-            .iter()
-            .filter(|(_, spent)| *spent > 0)
-            .map(|(kind, spent)| format!("{kind} {spent}"))
-            .collect();
+        let any = crate::faults::Kind::ALL
+            .into_iter()
+            .filter(|kind| self.spent.any[*kind as usize] > 0)
+            .map(|kind| format!("{} {}", kind.name(), self.spent.any[kind as usize]));
+        let aimed = (self.spent.aimed.iter().enumerate())
+            .filter(|(_, spent)| **spent > 0)
+            .map(|(index, spent)| format!("aimed fault {} {spent}", index + 1));
+        let spent: Vec<String> = any.chain(aimed).collect();
         if !spent.is_empty() {
             writeln!(f, "faults spent: {}", spent.join(", "))?;
         }
@@ -381,22 +389,14 @@ impl<S> Control<S> {
     /// Adds what `state` covers: its clients' phases and the fault kinds
     /// spent to reach it. A load first, so that once everything reachable
     /// is covered the threads only read the shared words.
-    pub fn cover<R: Recipe<State = S>>(&self, recipe: &R, state: &WorldState<S>) {
-        let phases = state
-            .processes
-            .iter()
-            .fold(0, |bits, process| bits | recipe.phases(&process.recipe));
+    pub fn cover<R: Recipe<State = S>>(&self, world: &World<R>, state: &WorldState<S>) {
+        let phases = (state.processes.iter().enumerate()).fold(0, |bits, (client, process)| {
+            bits | world.recipe(client).phases(&process.recipe)
+        });
         if self.phases.load(Ordering::Relaxed) & phases != phases {
             self.phases.fetch_or(phases, Ordering::Relaxed);
         }
-        let faults = state
-            .spent
-            .fields()
-            .iter()
-            .enumerate()
-            .fold(0u8, |bits, (kind, (_, spent))| {
-                bits | u8::from(*spent > 0) << kind
-            });
+        let faults = state.spent.kind_bits(&world.budget);
         if self.faults.load(Ordering::Relaxed) & faults != faults {
             self.faults.fetch_or(faults, Ordering::Relaxed);
         }
@@ -450,11 +450,14 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with no message".to_string())
 }
 
-/// The model: a recipe, what each client's application does, and the faults
-/// allowed.
+/// The model: each client's recipe, what each client's application does,
+/// and the faults allowed.
 #[derive(Clone, Debug)]
 pub struct World<R: Recipe> {
-    pub recipe: R,
+    /// Each client's recipe (its variant, with the scenario's parameters).
+    /// Variants of one recipe share its directory, its phases and whether
+    /// its nodes rank: those are read from the first.
+    pub recipes: Vec<R>,
     /// Each client's script of commands.
     pub scripts: Vec<Vec<R::Command>>,
     pub budget: FaultBudget,
@@ -470,8 +473,107 @@ pub struct World<R: Recipe> {
 }
 
 impl<R: Recipe> World<R> {
+    /// A world of `recipe` for every client, each with its script, no
+    /// fault, the default server, and `properties` judged.
+    pub fn new(
+        recipe: R,
+        scripts: Vec<Vec<R::Command>>,
+        properties: fn() -> Vec<Property<World<R>>>,
+    ) -> World<R> {
+        World {
+            recipes: vec![recipe; scripts.len()],
+            scripts,
+            budget: FaultBudget::default(),
+            expire_anytime: false,
+            store: StoreConfig::default(),
+            properties,
+            control: None,
+        }
+    }
+
+    /// This world with these fault budgets.
+    pub fn with_budget(self, budget: FaultBudget) -> World<R> {
+        World { budget, ..self }
+    }
+
+    /// This world with a server configured so.
+    pub fn with_store(self, store: StoreConfig) -> World<R> {
+        World { store, ..self }
+    }
+
     pub fn clients(&self) -> usize {
         self.scripts.len()
+    }
+
+    /// The property called `name`, if the world judges one.
+    pub fn find_property(&self, name: &str) -> Option<Property<World<R>>> {
+        (self.properties)()
+            .into_iter()
+            .find(|property| property.name == name)
+    }
+
+    /// Client `client`'s recipe.
+    pub fn recipe(&self, client: ClientId) -> &R {
+        &self.recipes[client]
+    }
+
+    /// What every client's recipe shares, whatever its variant: its
+    /// directory, and what it knows of its whole group (a double barrier's
+    /// threshold, a two-phase commit's sites), built from the scenario's
+    /// parameters and scripts alike for each. Read from the first client's.
+    pub fn shared(&self) -> &R {
+        &self.recipes[0]
+    }
+
+    /// The directory the recipe's clients create their nodes in.
+    pub fn directory(&self) -> &Path {
+        self.recipes[0].directory()
+    }
+
+    /// The parts a client can play that a fault can aim at
+    /// ([`crate::faults::Target::Role`]), by name and meaning: a waiter,
+    /// then the recipe's own ([`Recipe::parts`]).
+    pub fn parts() -> Vec<(&'static str, &'static str)> {
+        std::iter::once(WAITER)
+            .chain(R::parts().iter().map(|part| (part.name, part.meaning)))
+            .collect()
+    }
+
+    /// Whether `client` plays part `index` of [`World::parts`] in `state`.
+    pub fn plays(&self, state: &WorldState<R::State>, client: ClientId, index: u8) -> bool {
+        let recipe = self.recipe(client);
+        let own = &state.processes[client].recipe;
+        match index.checked_sub(1) {
+            None => recipe.is_waiting(own),
+            Some(index) => (R::parts()[usize::from(index)].played)(recipe, own),
+        }
+    }
+
+    /// What a fault does to `client`'s process ([`Fate`]).
+    fn befall(&self, state: &mut WorldState<R::State>, client: ClientId, fate: Fate) {
+        let process = &mut state.processes[client];
+        match fate {
+            Fate::Lives => {}
+            Fate::Pauses => process.status = Status::Paused,
+            Fate::Dies => {
+                process.status = Status::Crashed;
+                process.recipe = self.recipes[client].init(Incarnation {
+                    client,
+                    restarts: process.restarts,
+                });
+                state.dead_sessions.insert(state.net.session(client));
+                state.history.holding[client] = None;
+            }
+            Fate::Restarts => {
+                process.restarts += 1;
+                process.status = Status::Running;
+                process.commands_given = 0;
+                process.recipe = self.recipes[client].init(Incarnation {
+                    client,
+                    restarts: process.restarts,
+                });
+            }
+        }
     }
 
     pub fn incarnation(&self, state: &WorldState<R::State>, client: ClientId) -> Incarnation {
@@ -501,8 +603,12 @@ impl<R: Recipe> World<R> {
         while let Some(input) = pending.pop() {
             self.learn(state, client, &input);
             let mut effects = Effects::default();
-            self.recipe
-                .handle(me, &mut state.processes[client].recipe, input, &mut effects);
+            self.recipes[client].handle(
+                me,
+                &mut state.processes[client].recipe,
+                input,
+                &mut effects,
+            );
             for observation in effects.observations {
                 self.observe(state, client, observation);
             }
@@ -518,7 +624,7 @@ impl<R: Recipe> World<R> {
     /// Keeps what `input` tells client `client` of the directory
     /// ([`Knowledge`]), for a recipe whose nodes rank.
     fn learn(&self, state: &mut WorldState<R::State>, client: ClientId, input: &Input<R::Command>) {
-        let dir = self.recipe.directory();
+        let dir = self.directory();
         let Some(knew) = state.history.knowledge.get_mut(client) else {
             return;
         };
@@ -605,8 +711,8 @@ impl<R: Recipe> World<R> {
                     return;
                 };
                 let store = &state.net.store;
-                let dir = self.recipe.directory();
-                let outranks = |name: &Arc<str>| self.recipe.outranks(name, &node);
+                let dir = self.directory();
+                let outranks = |name: &Arc<str>| self.recipe(client).outranks(name, &node);
                 let inverted = knew
                     .listing
                     .iter()
@@ -627,11 +733,11 @@ impl<R: Recipe> World<R> {
         served: &[Served],
     ) {
         for one in served {
-            if let Some(observation) = self.recipe.served(&one.op, &one.result) {
+            if let Some(observation) = self.recipe(client).served(&one.op, &one.result) {
                 self.observe(state, client, observation);
             }
             if let Ok(Response::Created { path, .. }) = &one.result {
-                if path.is_child_of(self.recipe.directory()) {
+                if path.is_child_of(self.directory()) {
                     if let Some(order) = state.net.store.creation_order(path) {
                         state.history.nodes[client] = Some((path.clone(), order));
                     }
@@ -652,7 +758,9 @@ impl<R: Recipe> World<R> {
     ) {
         let waiting = |client: ClientId| {
             state.processes[client].status != Status::Crashed
-                && self.recipe.counts_in_herd(&state.processes[client].recipe)
+                && self
+                    .recipe(client)
+                    .counts_in_herd(&state.processes[client].recipe)
         };
         let mut by_deletion: Vec<(&crate::store::Path, BTreeSet<ClientId>)> = Vec::new();
         for notification in fired {
@@ -664,11 +772,11 @@ impl<R: Recipe> World<R> {
             }
             // Told that its own node went (someone else deleted it): it is
             // not waiting for that, so it is neither woken nor in a herd.
-            let dir = self.recipe.directory();
+            let dir = self.directory();
             if notification.deleted.as_ref().is_some_and(|deleted| {
                 deleted.is_child_of(dir)
                     && self
-                        .recipe
+                        .recipe(client)
                         .claims(&state.processes[client].recipe, deleted.name())
             }) {
                 continue;
@@ -684,9 +792,9 @@ impl<R: Recipe> World<R> {
             }
         }
         if by_deletion.iter().any(|(_, woken)| woken.len() > 1) {
-            let children = state.net.store.children(self.recipe.directory());
+            let children = state.net.store.children(self.directory());
             let together = |client: &ClientId| {
-                self.recipe
+                self.recipe(*client)
                     .released_together(&state.processes[*client].recipe, &children)
             };
             if by_deletion
@@ -716,14 +824,14 @@ impl<R: Recipe> World<R> {
                     result: Ok(Response::Children { names, .. }),
                     ..
                 } => {
-                    node.is_child_of(self.recipe.directory())
+                    node.is_child_of(self.directory())
                         && names.iter().any(|name| **name == *node.name())
                 }
                 _ => false,
             };
             let reachable = state.net.store.exists(node)
                 || self
-                    .recipe
+                    .recipe(client)
                     .claims(&state.processes[client].recipe, node.name())
                 || state.net.links[client].down.iter().any(named);
             if !reachable {
@@ -745,7 +853,7 @@ impl<R: Recipe> World<R> {
                 Status::Running => {
                     let script = &self.scripts[client];
                     if usize::from(process.commands_given) < script.len()
-                        && !self.recipe.is_busy(&process.recipe)
+                        && !self.recipe(client).is_busy(&process.recipe)
                     {
                         emit(Action::Invoke(client))?;
                     }
@@ -783,7 +891,13 @@ impl<R: Recipe> World<R> {
             actions.push(action);
             ControlFlow::Continue(())
         });
-        crate::faults::enabled(self, state, actions);
+        crate::faults::enabled(
+            &self.budget,
+            self.expire_anytime,
+            state,
+            |client, part| self.plays(state, client, part),
+            actions,
+        );
     }
 
     /// Takes `action` from `state` if it is enabled there: the one checked
@@ -872,7 +986,12 @@ impl<R: Recipe> World<R> {
                 let fired = next.net.expire_session(session);
                 self.wake(&mut next, &fired);
             }
-            Action::Fault(fault) => fault.apply(self, &mut next),
+            Action::Fault(fault) => {
+                let (served, fired) = fault.strike(&mut next);
+                self.applied(&mut next, fault.client, &served);
+                self.wake(&mut next, &fired);
+                self.befall(&mut next, fault.client, fault.kind.declaration().fate);
+            }
         }
         self.forget_nodes(&mut next);
         Some(next)
@@ -1015,7 +1134,7 @@ impl<R: Recipe> Model for World<R> {
         net.submit(
             0,
             Op::Create {
-                path: self.recipe.directory().clone(),
+                path: self.directory().clone(),
                 data: None,
                 mode: CreateMode::Persistent,
             },
@@ -1023,7 +1142,7 @@ impl<R: Recipe> Model for World<R> {
         net.settle();
         let processes = (0..clients)
             .map(|client| Process {
-                recipe: self.recipe.init(Incarnation {
+                recipe: self.recipe(client).init(Incarnation {
                     client,
                     restarts: 0,
                 }),
@@ -1036,8 +1155,8 @@ impl<R: Recipe> Model for World<R> {
             net,
             processes,
             dead_sessions: BTreeSet::new(),
-            spent: FaultBudget::default(),
-            history: History::new(clients, self.recipe.ranks()),
+            spent: Spent::default(),
+            history: History::new(clients, self.recipes[0].ranks()),
         }]
     }
 
@@ -1062,7 +1181,7 @@ impl<R: Recipe> Model for World<R> {
         match caught(|| self.step(state, &action)) {
             Ok(next) => {
                 if let Some(next) = &next {
-                    control.cover(&self.recipe, next);
+                    control.cover(self, next);
                 }
                 next
             }

@@ -6,12 +6,12 @@
 
 use stateright::Model;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
-    ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent, ANY_VERSION,
+    ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent, ANY_VERSION,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -314,15 +314,12 @@ mod barrier {
             vec![Command::Wait],
             vec![Command::Wait],
         ];
-        World {
-            recipe: Barrier::build(variant, &scripts),
+        World::new(
+            Barrier::build(variant, &Default::default(), &scripts),
             scripts,
-            budget,
-            expire_anytime: false,
-            store: StoreConfig::default(),
-            properties: <Barrier as Catalogued>::properties,
-            control: None,
-        }
+            <Barrier as Catalogued>::properties,
+        )
+        .with_budget(budget)
     }
 
     #[test]
@@ -357,10 +354,7 @@ mod barrier {
 
     #[test]
     fn world_no_recheck_passes_on_a_disconnect_while_the_barrier_stands() {
-        let budget = FaultBudget {
-            disconnect: 1,
-            ..FaultBudget::default()
-        };
+        let budget = FaultBudget::of(Kind::Disconnect, 1);
         let world = world(Variant::NoRecheck, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(1)]);
@@ -370,10 +364,7 @@ mod barrier {
             &world,
             state,
             &[
-                Action::Fault(Fault::Disconnect {
-                    client: 1,
-                    applied: 0,
-                }),
+                Action::Fault(Fault::new(Kind::Disconnect, 1).applied(0)),
                 Action::Deliver(1),
             ],
         );
@@ -384,11 +375,9 @@ mod barrier {
 
     #[test]
     fn world_an_expired_waiter_is_not_live_and_does_not_count_as_stuck() {
-        let budget = FaultBudget {
-            disconnect: 1,
-            expire: 1,
-            ..FaultBudget::default()
-        };
+        let budget = FaultBudget::default()
+            .with(Kind::Disconnect, 1)
+            .with(Kind::Expire, 1);
         let world = world(Variant::Reference, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(1), Action::Invoke(2)]);
@@ -398,12 +387,9 @@ mod barrier {
             &world,
             state,
             &[
-                Action::Fault(Fault::Disconnect {
-                    client: 2,
-                    applied: 0,
-                }),
+                Action::Fault(Fault::new(Kind::Disconnect, 2).applied(0)),
                 Action::Deliver(2),
-                Action::Fault(Fault::Expire { client: 2 }),
+                Action::Fault(Fault::new(Kind::Expire, 2)),
                 Action::Reconnect(2),
             ],
         );
@@ -422,18 +408,15 @@ mod barrier {
 
     #[test]
     fn world_loss_waits_waits_forever_after_a_lost_exists_reply() {
-        let budget = FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        };
-        let world = world(Variant::LossWaits, budget);
+        let budget = FaultBudget::of(Kind::LoseReply, 1);
+        let world = world(Variant::LossWaits, budget.clone());
         let init = world.init_states().remove(0);
         let mut state = walk(
             &world,
             init,
             &[
                 Action::Invoke(1),
-                Action::Fault(Fault::LoseReply { client: 1 }),
+                Action::Fault(Fault::new(Kind::LoseReply, 1)),
                 Action::Deliver(1),
                 Action::Reconnect(1),
             ],
@@ -456,7 +439,7 @@ mod barrier {
             init,
             &[
                 Action::Invoke(1),
-                Action::Fault(Fault::LoseReply { client: 1 }),
+                Action::Fault(Fault::new(Kind::LoseReply, 1)),
                 Action::Deliver(1),
                 Action::Reconnect(1),
             ],
@@ -1052,6 +1035,7 @@ mod double_barrier {
         use Command::*;
         let recipe = DoubleBarrier::build(
             Variant::Seed,
+            &Default::default(),
             &[vec![Enter, Leave], vec![Enter], vec![Enter, Leave]],
         );
         assert_eq!(recipe.threshold, 3);
@@ -1063,15 +1047,12 @@ mod double_barrier {
 
     fn world(variant: Variant, budget: FaultBudget) -> World<DoubleBarrier> {
         let scripts = vec![vec![Command::Enter, Command::Leave]; 2];
-        World {
-            recipe: DoubleBarrier::build(variant, &scripts),
+        World::new(
+            DoubleBarrier::build(variant, &Default::default(), &scripts),
             scripts,
-            budget,
-            expire_anytime: false,
-            store: StoreConfig::default(),
-            properties: <DoubleBarrier as Catalogued>::properties,
-            control: None,
-        }
+            <DoubleBarrier as Catalogued>::properties,
+        )
+        .with_budget(budget)
     }
 
     fn holds_all(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
@@ -1137,10 +1118,7 @@ mod double_barrier {
 
     #[test]
     fn world_a_crash_before_ready_leaves_the_other_short_and_excused() {
-        let budget = FaultBudget {
-            crash: 1,
-            ..FaultBudget::default()
-        };
+        let budget = FaultBudget::of(Kind::Crash, 1);
         let world = world(Variant::Seed, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &joins(0));
@@ -1149,10 +1127,7 @@ mod double_barrier {
             state,
             &[
                 Action::Deliver(0),
-                Action::Fault(Fault::Crash {
-                    client: 1,
-                    applied: 0,
-                }),
+                Action::Fault(Fault::new(Kind::Crash, 1).applied(0)),
             ],
         );
         assert_eq!(state.processes[0].recipe.phase, Phase::AwaitingReady);
@@ -1172,10 +1147,7 @@ mod double_barrier {
 
     #[test]
     fn world_a_lost_create_reply_still_joined_and_the_retry_finds_our_node() {
-        let budget = FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        };
+        let budget = FaultBudget::of(Kind::LoseReply, 1);
         let world = world(Variant::Seed, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(0)]);
@@ -1184,7 +1156,7 @@ mod double_barrier {
         state = walk(
             &world,
             state,
-            &[Action::Fault(Fault::LoseReply { client: 0 })],
+            &[Action::Fault(Fault::new(Kind::LoseReply, 0))],
         );
         // The server created it: a server fact, though c0 never heard.
         assert_eq!(state.history.joined.count_ones(), 1);
@@ -1277,8 +1249,9 @@ mod double_barrier {
     /// Four processes that enter and leave, with the faults of `budget`.
     fn four(variant: Variant, budget: FaultBudget) -> World<DoubleBarrier> {
         let scripts = vec![vec![Command::Enter, Command::Leave]; 4];
+        let recipe = DoubleBarrier::build(variant, &Default::default(), &scripts);
         World {
-            recipe: DoubleBarrier::build(variant, &scripts),
+            recipes: vec![recipe; scripts.len()],
             scripts,
             ..world(variant, budget)
         }
@@ -1312,12 +1285,10 @@ mod double_barrier {
         // The lowest process crashes while two processes that already deleted
         // their nodes wait on it and a fourth node remains: its expiry wakes
         // both, and neither is released.
-        let budget = FaultBudget {
-            crash: 1,
-            disconnect: 1,
-            expire: 1,
-            ..FaultBudget::default()
-        };
+        let budget = FaultBudget::default()
+            .with(Kind::Crash, 1)
+            .with(Kind::Disconnect, 1)
+            .with(Kind::Expire, 1);
         let world = four(Variant::Seed, budget);
         assert_eq!(first_herd(&world, 2_000), Some((156, 50)));
     }

@@ -1201,9 +1201,9 @@ fn replay_of_a_tampered_trace_fails() {
     // (a) The pause replaced by a resume of a client that is not paused.
     let pause = actions
         .iter()
-        .position(|a| a.to_string().contains("Pause"))
+        .position(|a| a["Fault"]["kind"] == "pause")
         .expect("the counterexample pauses a client");
-    let client = actions[pause]["Fault"]["Pause"]["client"].as_u64().unwrap();
+    let client = actions[pause]["Fault"]["client"].as_u64().unwrap();
     let mut diverged = original.clone();
     diverged["actions"][pause] = serde_json::json!({ "Resume": client });
     let path = temp.path().join("diverged.json");
@@ -1712,43 +1712,55 @@ fn fail_fast_stops_at_the_first_unexpected_walk_by_seed() {
 
 #[test]
 fn every_variant_command_and_property_is_described() {
-    for recipe in zoocheck::scenario::recipes() {
-        let described: Vec<&str> = recipe.docs.variants.iter().map(|(name, _)| *name).collect();
+    for recipe in zoocheck::catalogue::CATALOGUE {
+        let described: Vec<&str> = recipe
+            .docs()
+            .variants
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
         assert_eq!(
-            described, recipe.variants,
+            described,
+            recipe.variants(),
             "{}: variants described",
-            recipe.name
+            recipe.name()
         );
-        let described: Vec<&str> = recipe.docs.commands.iter().map(|(name, _)| *name).collect();
+        let described: Vec<&str> = recipe
+            .docs()
+            .commands
+            .iter()
+            .map(|(name, _)| *name)
+            .collect();
         assert_eq!(
-            described, recipe.commands,
+            described,
+            recipe.commands(),
             "{}: commands described",
-            recipe.name
+            recipe.name()
         );
-        for (name, _) in &recipe.properties {
+        for (name, _) in &recipe.properties() {
             assert!(
                 zoocheck::properties::meaning(name).is_some(),
                 "{}: property {name} has no meaning in properties::MEANINGS",
-                recipe.name
+                recipe.name()
             );
         }
-        for script in recipe.docs.group {
+        for script in recipe.docs().group {
             for command in *script {
                 assert!(
-                    recipe.commands.contains(command),
+                    recipe.commands().contains(command),
                     "{}: {command}",
-                    recipe.name
+                    recipe.name()
                 );
             }
         }
     }
     // No meaning is left over from a property that no recipe has.
-    let recipes = zoocheck::scenario::recipes();
+    let recipes = zoocheck::catalogue::CATALOGUE;
     for (name, _) in zoocheck::properties::MEANINGS {
         assert!(
             recipes
                 .iter()
-                .any(|recipe| recipe.properties.iter().any(|(p, _)| p == name)),
+                .any(|recipe| recipe.properties().iter().any(|(p, _)| p == name)),
             "{name} is described but no recipe has it"
         );
     }
@@ -1759,8 +1771,8 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     let run = zoocheck(["list"]);
     expect_code(&run, 0, "list");
     let lines = run.lines();
-    let recipes = zoocheck::scenario::recipes();
-    let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name).collect();
+    let recipes = zoocheck::catalogue::CATALOGUE;
+    let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name()).collect();
     assert_eq!(
         names,
         [
@@ -1778,7 +1790,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         ]
     );
     let lock = &recipes[0];
-    let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
+    let properties: Vec<&str> = lock.properties().iter().map(|(name, _)| *name).collect();
     assert_eq!(properties, LOCK_PROPERTIES);
     // Each recipe: its summary, then each variant, command and property on
     // a line of its own with what it means.
@@ -1786,11 +1798,11 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     for recipe in &recipes {
         assert_eq!(
             lines[at],
-            format!("{}: {}", recipe.name, recipe.docs.summary)
+            format!("{}: {}", recipe.name(), recipe.docs().summary)
         );
         assert_eq!(lines[at + 1], "  variants (the first is the reference):");
         at += 2;
-        for (name, meaning) in recipe.docs.variants {
+        for (name, meaning) in recipe.docs().variants {
             assert!(
                 lines[at].starts_with(&format!("    {name} ")) && lines[at].ends_with(meaning),
                 "{}",
@@ -1799,10 +1811,20 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
             at += 1;
         }
         assert_eq!(lines[at], "  commands:");
-        at += 1 + recipe.docs.commands.len();
+        at += 1 + recipe.docs().commands.len();
+        assert_eq!(lines[at], "  parts a fault can aim at ([[fault]] target):");
+        at += 1;
+        for (name, meaning) in recipe.parts() {
+            assert!(
+                lines[at].starts_with(&format!("    {name} ")) && lines[at].ends_with(meaning),
+                "{}",
+                lines[at]
+            );
+            at += 1;
+        }
         assert_eq!(lines[at], "  properties:");
         at += 1;
-        for (name, always) in &recipe.properties {
+        for (name, always) in &recipe.properties() {
             let kind = if *always { "always" } else { "sometimes" };
             let meaning = zoocheck::properties::meaning(name).unwrap();
             assert!(
@@ -1846,8 +1868,8 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         .and_then(|rest| rest.split_once('#'))
         .map(|(_, variants)| variants.split('|').map(str::trim).collect::<Vec<_>>())
         .expect("the README's variant line");
-    assert_eq!(documented, lock.variants, "the README's lock variants");
-    for (kind, _) in zoocheck::faults::FaultBudget::MEANINGS {
+    assert_eq!(documented, lock.variants(), "the README's lock variants");
+    for kind in zoocheck::faults::Kind::names() {
         assert!(
             readme.contains(&format!("\n{kind} = ")),
             "{kind} in the README"
@@ -1860,7 +1882,8 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
 
     let mut names: Vec<String> = Vec::new();
     for recipe in &recipes {
-        let Ok(dir) = std::fs::read_dir(manifest_dir().join("scenarios").join(recipe.name)) else {
+        let Ok(dir) = std::fs::read_dir(manifest_dir().join("scenarios").join(recipe.name()))
+        else {
             continue;
         };
         names.extend(
@@ -1869,7 +1892,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
                 .map(|p| {
                     format!(
                         "{}/{}",
-                        recipe.name,
+                        recipe.name(),
                         p.file_stem().unwrap().to_string_lossy()
                     )
                 }),
@@ -1953,7 +1976,7 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
     expect_code(&run, 0, "list --json");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("list --json is JSON");
     let recipes = json["recipes"].as_array().unwrap();
-    assert_eq!(recipes.len(), zoocheck::scenario::recipes().len());
+    assert_eq!(recipes.len(), zoocheck::catalogue::CATALOGUE.len());
     assert_eq!(recipes[0]["name"], "lock");
     assert_eq!(recipes[0]["variants"][0]["name"], "guid");
     assert_eq!(recipes[0]["properties"][0]["name"], "mutual_exclusion");
@@ -1973,10 +1996,10 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
 fn new_writes_a_scenario_that_loads_for_every_recipe() {
     let dir = TempDir::new("new");
     let scenarios = dir.path().join("scenarios");
-    for recipe in zoocheck::scenario::recipes() {
+    for recipe in zoocheck::catalogue::CATALOGUE {
         let run = zoocheck([
             "new",
-            recipe.name,
+            recipe.name(),
             "first_question",
             "--dir",
             scenarios.to_str().unwrap(),
@@ -1984,7 +2007,7 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
             "Does it \"hold\"?",
         ]);
         expect_code(&run, 0, "new");
-        let file = scenarios.join(recipe.name).join("first_question.toml");
+        let file = scenarios.join(recipe.name()).join("first_question.toml");
         assert!(
             run.stdout
                 .starts_with(&format!("wrote {}\n", file.display())),
@@ -1993,17 +2016,22 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
         );
         let text = std::fs::read_to_string(&file).unwrap();
         // Every variant, command, fault kind and property is in it, with its meaning.
-        for (name, meaning) in recipe.docs.variants.iter().chain(recipe.docs.commands) {
+        for (name, meaning) in recipe.docs().variants.iter().chain(recipe.docs().commands) {
             assert!(text.contains(&format!("#   {name} ")), "{name} in\n{text}");
             assert!(text.contains(meaning), "{meaning} in\n{text}");
         }
-        for (kind, meaning) in zoocheck::faults::FaultBudget::MEANINGS {
+        for zoocheck::faults::Declaration {
+            name: kind,
+            meaning,
+            ..
+        } in &zoocheck::faults::DECLARATIONS
+        {
             assert!(
                 text.contains(&format!("\n{kind} ")) && text.contains(meaning),
                 "{kind}"
             );
         }
-        for (name, _) in &recipe.properties {
+        for (name, _) in &recipe.properties() {
             let meaning = zoocheck::properties::meaning(name).unwrap();
             let line = text
                 .lines()
@@ -2015,12 +2043,12 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
         // group runs.
         let scenario = zoocheck::scenario::Scenario::load(&file, &scenarios)
             .unwrap_or_else(|error| panic!("{error}\n{text}"));
-        assert_eq!(scenario.name, format!("{}/first_question", recipe.name));
+        assert_eq!(scenario.name, format!("{}/first_question", recipe.name()));
         assert_eq!(scenario.description, "Does it \"hold\"?");
         // And never over a file.
         let again = zoocheck([
             "new",
-            recipe.name,
+            recipe.name(),
             "first_question",
             "--dir",
             scenarios.to_str().unwrap(),

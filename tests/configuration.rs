@@ -4,16 +4,14 @@
 
 use stateright::Model;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::FaultBudget;
 use zoocheck::models::configuration::{
     readers_hold_the_last_value, Command, Configuration, Phase, State, Variant,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
-use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
-    data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
-    ANY_VERSION,
+    data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent, ANY_VERSION,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -192,15 +190,11 @@ fn a_reader_whose_session_ends_is_out() {
 }
 
 fn world(variant: Variant) -> World<Configuration> {
-    World {
-        recipe: Configuration::new(variant),
-        scripts: vec![vec![Command::Write], vec![Command::Read]],
-        budget: FaultBudget::default(),
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <Configuration as Catalogued>::properties,
-        control: None,
-    }
+    World::new(
+        Configuration::new(variant),
+        vec![vec![Command::Write], vec![Command::Read]],
+        <Configuration as Catalogued>::properties,
+    )
 }
 
 fn walk(world: &World<Configuration>, actions: &[Action]) -> WorldState<State> {

@@ -6,11 +6,11 @@
 
 use std::path::Path;
 
+use zoocheck::check::Verdict;
 use zoocheck::diagram::{
-    escape, payload, reply_label, request_label, wrap, Arrow, ArrowKind, BuildDiagram, Diagram,
-    Item,
+    escape, payload, reply_label, request_label, wrap, Arrow, ArrowKind, Diagram, Item,
 };
-use zoocheck::scenario::{Scenario, Verdict};
+use zoocheck::scenario::Scenario;
 use zoocheck::store::{data, CreateMode, MultiOp, Op, Path as ZnodePath, Response, Stat};
 use zoocheck::trace::Trace;
 
@@ -46,9 +46,7 @@ fn counterexamples(scenario: &Scenario) -> Vec<(&'static str, Trace, Diagram)> {
         .filter(|property| property.actual == Verdict::Violated)
         .map(|property| {
             let trace = property.trace.expect("a violated property has a trace");
-            let diagram = scenario.with_world(BuildDiagram {
-                actions: &trace.actions,
-            });
+            let diagram = scenario.world().diagram(&trace.actions);
             (property.name, trace, diagram)
         })
         .collect();

@@ -15,18 +15,16 @@ use stateright::Model;
 mod actor;
 use actor::*;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::contender;
 use zoocheck::models::election::{
     self, acknowledged_leader_is_smallest, leader_acknowledged, leader_exists, Ack, Command,
     Election, Phase, State, Variant, ACK,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
-use zoocheck::scenario::Catalogued;
-use zoocheck::store::{
-    data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig,
-};
+use zoocheck::store::{data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat};
 use zoocheck::world::{Action, Tenure, World, WorldState};
 
 // ---------------------------------------------------------------------------
@@ -841,15 +839,12 @@ fn the_catalogue_names_variants_commands_and_properties() {
 // ---------------------------------------------------------------------------
 
 fn world(variant: Variant, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> World<Election> {
-    World {
-        recipe: Election::new(variant),
+    World::new(
+        Election::new(variant),
         scripts,
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <Election as Catalogued>::properties,
-        control: None,
-    }
+        <Election as Catalogued>::properties,
+    )
+    .with_budget(budget)
 }
 
 /// [`walk`], checking after every action that the acknowledgement tells the
@@ -1125,7 +1120,7 @@ fn world_careless_resign_leaves_an_ack_whose_owner_is_not_the_smallest() {
         state.processes[1].recipe,
         st(Phase::Held, Some("c1-n_0000000001"), Ack::Waiting)
     );
-    assert!(world.recipe.is_waiting(&state.processes[1].recipe));
+    assert!(world.recipe(1).is_waiting(&state.processes[1].recipe));
     assert!(!acknowledged_leader_is_smallest(&world, &state));
 
     // c0's ack delete is served: the truth again, and c1 is told.
@@ -1228,10 +1223,7 @@ fn world_lost_ack_create_reply_is_recognised_by_its_data() {
     let world = world(
         Variant::Guid,
         vec![vec![Volunteer, Acknowledge]],
-        FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        },
+        FaultBudget::of(Kind::LoseReply, 1),
     );
     let init = world.init_states().remove(0);
     let state = walk(&world, init, &leads(0));
@@ -1243,7 +1235,7 @@ fn world_lost_ack_create_reply_is_recognised_by_its_data() {
         state,
         &[
             Action::Invoke(0),
-            Action::Fault(Fault::LoseReply { client: 0 }),
+            Action::Fault(Fault::new(Kind::LoseReply, 0)),
         ],
     );
     assert!(leader_acknowledged(&world, &state));
@@ -1317,11 +1309,9 @@ fn world_expired_leader_loses_its_ack_with_its_session() {
     let world = world(
         Variant::Guid,
         vec![vec![Volunteer, Acknowledge], vec![Volunteer]],
-        FaultBudget {
-            disconnect: 1,
-            expire: 1,
-            ..FaultBudget::default()
-        },
+        FaultBudget::default()
+            .with(Kind::Disconnect, 1)
+            .with(Kind::Expire, 1),
     );
     let init = world.init_states().remove(0);
     let state = walk_truthfully(&world, init, &leads(0));
@@ -1333,12 +1323,9 @@ fn world_expired_leader_loses_its_ack_with_its_session() {
         &world,
         state,
         &[
-            Action::Fault(Fault::Disconnect {
-                client: 0,
-                applied: 0,
-            }),
+            Action::Fault(Fault::new(Kind::Disconnect, 0).applied(0)),
             Action::Deliver(0),
-            Action::Fault(Fault::Expire { client: 0 }),
+            Action::Fault(Fault::new(Kind::Expire, 0)),
         ],
     );
     assert!(!leader_acknowledged(&world, &state));

@@ -17,13 +17,13 @@ mod actor;
 use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
 use actor::*;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
-use zoocheck::scenario::Catalogued;
-use zoocheck::store::{ErrorCode, EventType, Path, Response, Stat, StoreConfig};
+use zoocheck::store::{ErrorCode, EventType, Path, Response, Stat};
 use zoocheck::world::{Action, Status, Tenure, World, WorldState};
 
 // ---------------------------------------------------------------------------
@@ -996,15 +996,12 @@ fn init_is_idle_without_a_node_and_the_directory_is_slash_lock() {
 // ---------------------------------------------------------------------------
 
 fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
-    World {
-        recipe: Lock::new(variant),
-        scripts: vec![vec![Command::Acquire, Command::Work, Command::Release]; clients],
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: lock::properties,
-        control: None,
-    }
+    World::new(
+        Lock::new(variant),
+        vec![vec![Command::Acquire, Command::Work, Command::Release]; clients],
+        lock::properties,
+    )
+    .with_budget(budget)
 }
 
 fn sorted_children(state: &WorldState<State>) -> Vec<String> {
@@ -1023,14 +1020,7 @@ fn tenure(index: u8, token: i64) -> Option<Tenure> {
 
 #[test]
 fn world_lost_create_reply_with_guid_recovers_its_node_and_acquires() {
-    let world = world(
-        Variant::Guid,
-        1,
-        FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        },
-    );
+    let world = world(Variant::Guid, 1, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1038,7 +1028,7 @@ fn world_lost_create_reply_with_guid_recovers_its_node_and_acquires() {
         &[
             // Step 1 is sent; the server applies it and the reply is lost.
             Action::Invoke(0),
-            Action::Fault(Fault::LoseReply { client: 0 }),
+            Action::Fault(Fault::new(Kind::LoseReply, 0)),
         ],
     );
     assert_eq!(sorted_children(&state), ["c0-lock-0000000000"]);
@@ -1092,21 +1082,14 @@ fn state_of(phase: Phase, node: Option<&str>) -> State {
 
 #[test]
 fn world_lost_create_reply_without_guid_leaves_an_orphan_it_waits_behind() {
-    let world = world(
-        Variant::NoGuid,
-        1,
-        FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        },
-    );
+    let world = world(Variant::NoGuid, 1, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
         init,
         &[
             Action::Invoke(0),
-            Action::Fault(Fault::LoseReply { client: 0 }),
+            Action::Fault(Fault::new(Kind::LoseReply, 0)),
             // CONNECTIONLOSS: create again (queued), then Disconnected.
             Action::Deliver(0),
             Action::Reconnect(0),
@@ -1196,14 +1179,7 @@ fn world_waiter_is_woken_by_its_predecessors_release_and_acquires() {
 
 #[test]
 fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
-    let world = world(
-        Variant::Guid,
-        1,
-        FaultBudget {
-            disconnect: 1,
-            ..FaultBudget::default()
-        },
-    );
+    let world = world(Variant::Guid, 1, FaultBudget::of(Kind::Disconnect, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1214,10 +1190,7 @@ fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
             Action::Deliver(0),
             Action::Serve(0),
             Action::Deliver(0),
-            Action::Fault(Fault::Disconnect {
-                client: 0,
-                applied: 0,
-            }),
+            Action::Fault(Fault::new(Kind::Disconnect, 0).applied(0)),
             Action::Deliver(0),
         ],
     );
@@ -1245,14 +1218,7 @@ fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
 // holder's release (scenarios/lock/herd_lose_reply.toml checks every run).
 #[test]
 fn herd_recovered_waiter_is_woken_when_the_holder_releases() {
-    let world = world(
-        Variant::Herd,
-        2,
-        FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        },
-    );
+    let world = world(Variant::Herd, 2, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     // Client 0 holds.
     let state = walk(
@@ -1273,7 +1239,7 @@ fn herd_recovered_waiter_is_woken_when_the_holder_releases() {
         state,
         &[
             Action::Invoke(1),
-            Action::Fault(Fault::LoseReply { client: 1 }),
+            Action::Fault(Fault::new(Kind::LoseReply, 1)),
             Action::Deliver(1),
             Action::Reconnect(1),
             Action::Serve(1),

@@ -7,15 +7,15 @@ use std::sync::Arc;
 
 use stateright::Model;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::membership::{
     views_follow_the_group, views_list_only_joined, Command, Membership, Phase, State, Variant,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
-    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig, WatchEvent,
+    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -200,15 +200,12 @@ fn the_server_creating_a_member_node_is_a_join() {
 }
 
 fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Membership> {
-    World {
-        recipe: Membership::new(variant),
-        scripts: vec![vec![Command::Join]; clients],
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <Membership as Catalogued>::properties,
-        control: None,
-    }
+    World::new(
+        Membership::new(variant),
+        vec![vec![Command::Join]; clients],
+        <Membership as Catalogued>::properties,
+    )
+    .with_budget(budget)
 }
 
 /// Takes progress actions, the lowest first, until the world is quiescent.
@@ -225,22 +222,16 @@ fn settle(world: &World<Membership>, mut state: WorldState<State>) -> WorldState
 
 #[test]
 fn world_a_crashed_member_is_dropped_from_the_views_unless_its_node_is_persistent() {
-    let crash = FaultBudget {
-        crash: 1,
-        ..FaultBudget::default()
-    };
+    let crash = FaultBudget::of(Kind::Crash, 1);
     for (variant, follows) in [(Variant::Reference, true), (Variant::Persistent, false)] {
-        let world = world(variant, 2, crash);
+        let world = world(variant, 2, crash.clone());
         let state = settle(&world, world.init_states().remove(0));
         assert_eq!(state.processes[0].recipe.view.len(), 2);
         assert!(views_follow_the_group(&world, &state));
         let state = act(
             &world,
             &state,
-            Action::Fault(Fault::Crash {
-                client: 1,
-                applied: 0,
-            }),
+            Action::Fault(Fault::new(Kind::Crash, 1).applied(0)),
         );
         let state = settle(&world, state);
         assert!(world.is_quiescent(&state));

@@ -12,8 +12,9 @@ use std::sync::Arc;
 
 use stateright::Model;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::priority_queue::{
     self, highest_priority_first, Command as PqCommand, PriorityQueue,
 };
@@ -21,10 +22,9 @@ use zoocheck::models::queue::{
     consumed_once, no_item_lost, Command, Put, Putting, Queue, State, Take, Variant,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Item, Observation, Recipe};
-use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path,
-    Response, Stat, StoreConfig, WatchEvent, ANY_VERSION,
+    Response, Stat, WatchEvent, ANY_VERSION,
 };
 use zoocheck::world::{Action, World};
 
@@ -1046,15 +1046,7 @@ fn a_priority_consumer_reports_its_choice() {
 // ---------------------------------------------------------------------------
 
 fn world<R: Catalogued>(recipe: R, scripts: Vec<Vec<R::Command>>, budget: FaultBudget) -> World<R> {
-    World {
-        recipe,
-        scripts,
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <R as Catalogued>::properties,
-        control: None,
-    }
+    World::new(recipe, scripts, <R as Catalogued>::properties).with_budget(budget)
 }
 
 /// Client `client` is invoked, its request served and the reply read.
@@ -1086,10 +1078,7 @@ fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
     let world = world(
         Queue::new(Variant::Guid),
         vec![vec![Command::Put], vec![Command::Take, Command::Take]],
-        FaultBudget {
-            lose_reply: 1,
-            ..FaultBudget::default()
-        },
+        FaultBudget::of(Kind::LoseReply, 1),
     );
     let init = world.init_states().remove(0);
     // c0's create is applied, its reply lost: the item is enqueued.
@@ -1098,7 +1087,7 @@ fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
         init,
         &[
             Action::Invoke(0),
-            Action::Fault(Fault::LoseReply { client: 0 }),
+            Action::Fault(Fault::new(Kind::LoseReply, 0)),
         ],
     );
     let item = Item::new(0, 0);

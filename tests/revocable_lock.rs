@@ -16,8 +16,8 @@ mod actor;
 use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
 use actor::*;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::FaultBudget;
 use zoocheck::models::contender::{self, Phase};
 use zoocheck::models::revocable_lock::{
     self, Asked, Command, RevocableLock, Revoker, State, Variant,
@@ -25,10 +25,7 @@ use zoocheck::models::revocable_lock::{
 use zoocheck::models::shared_lock::{self, SharedLock};
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
-use zoocheck::scenario::Catalogued;
-use zoocheck::store::{
-    data, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, StoreConfig,
-};
+use zoocheck::store::{data, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat};
 use zoocheck::world::{Action, World, WorldState};
 
 // ---------------------------------------------------------------------------
@@ -1035,15 +1032,11 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
 // ---------------------------------------------------------------------------
 
 fn revocable_world(variant: Variant, scripts: Vec<Vec<Command>>) -> World<RevocableLock> {
-    World {
-        recipe: RevocableLock::new(variant),
+    World::new(
+        RevocableLock::new(variant),
         scripts,
-        budget: FaultBudget::default(),
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <RevocableLock as Catalogued>::properties,
-        control: None,
-    }
+        <RevocableLock as Catalogued>::properties,
+    )
 }
 
 fn node_data(state: &WorldState<State>, name: &str) -> Option<Data> {
@@ -1153,15 +1146,11 @@ fn world_guid_honours_a_revoke_written_before_its_watch() {
 }
 
 fn shared_world(scripts: Vec<Vec<shared_lock::Command>>) -> World<SharedLock> {
-    World {
-        recipe: SharedLock::new(shared_lock::Variant::Guid),
+    World::new(
+        SharedLock::new(shared_lock::Variant::Guid),
         scripts,
-        budget: FaultBudget::default(),
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <SharedLock as Catalogued>::properties,
-        control: None,
-    }
+        <SharedLock as Catalogued>::properties,
+    )
 }
 
 #[test]

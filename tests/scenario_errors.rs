@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use zoocheck::faults::{FaultBudget, Kind};
 use zoocheck::scenario::Scenario;
 
 const VALID: &str = r#"description = "two clients"
@@ -44,7 +45,7 @@ fn replaced(from: &str, to: &str) -> String {
 fn the_valid_scenario_is_accepted() {
     let scenario = Scenario::parse(VALID, Path::new("x.toml"), "lock/x").unwrap();
     assert_eq!(scenario.clients, 2);
-    assert_eq!(scenario.budget.crash, 1);
+    assert_eq!(scenario.budget, FaultBudget::of(Kind::Crash, 1));
     assert_eq!(scenario.expect.len(), 6);
 }
 
@@ -60,10 +61,10 @@ fn a_misspelt_key_is_named_with_the_keys_expected() {
 #[test]
 fn an_unknown_table_is_named() {
     assert_eq!(
-        error_of(&replaced("[faults]", "[fault]")),
-        "scenarios/lock/broken.toml: `fault`: unknown field `fault`, expected one of \
-         `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `faults`, `store`, \
-         `expect` (line 7)"
+        error_of(&replaced("[faults]", "[faultz]")),
+        "scenarios/lock/broken.toml: `faultz`: unknown field `faultz`, expected one of \
+         `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `client`, `params`, \
+         `faults`, `fault`, `store`, `expect` (line 7)"
     );
 }
 
@@ -71,7 +72,8 @@ fn an_unknown_table_is_named() {
 fn a_missing_key_is_named() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"\n", "")),
-        "scenarios/lock/broken.toml: `variant`: missing field `variant` (line 1)"
+        "scenarios/lock/broken.toml: `variant`: missing; expected `variant` (every client's) or a \
+         `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting"
     );
 }
 
@@ -170,8 +172,8 @@ fn more_restarts_than_crashes_make_no_sense() {
 fn expire_anytime_without_an_expiry_budget_makes_no_sense() {
     assert_eq!(
         error_of(&replaced("crash = 1", "crash = 1\nexpire_anytime = true")),
-        "scenarios/lock/broken.toml: `faults.expire_anytime`: true but `faults.expire` is 0; set \
-         an expiry budget for it to mean anything"
+        "scenarios/lock/broken.toml: `faults.expire_anytime`: true but no expiry is budgeted; set \
+         `faults.expire` or aim an expiry for it to mean anything"
     );
 }
 
@@ -296,8 +298,9 @@ fn a_scenario_without_a_script_is_refused() {
             "script = [\"acquire\", \"work\", \"release\"]\n",
             ""
         )),
-        "scenarios/lock/broken.toml: `script`: missing; expected `script` (every client alike) \
-         or `scripts` (one per client) with commands of acquire, work, release"
+        "scenarios/lock/broken.toml: `script`: missing; expected `script` (every client alike), \
+         `scripts` (one per client) or a `script` in each [[client]], with commands of acquire, \
+         work, release"
     );
 }
 

@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use zoocheck::scenario::{did_you_mean, report, Scenario};
+use zoocheck::scenario::{report, Scenario};
+use zoocheck::text::did_you_mean;
 use zoocheck::trace;
 
 fn main() -> ExitCode {

@@ -5,17 +5,17 @@
 
 use stateright::Model;
 
+use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::two_phase_commit::{
     agreement, failure_detected, live_sites_decide, termination, validity, Command, Phase, State,
     TwoPhaseCommit, Variant, ABORT, COMMIT, TX,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use zoocheck::scenario::Catalogued;
 use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
-    Stat, StoreConfig, ANY_VERSION,
+    Stat, ANY_VERSION,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -616,15 +616,12 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
         vec![Command::Vote(votes[0])],
         vec![Command::Vote(votes[1])],
     ];
-    World {
-        recipe: TwoPhaseCommit::build(variant, &scripts),
+    World::new(
+        TwoPhaseCommit::build(variant, &Default::default(), &scripts),
         scripts,
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: <TwoPhaseCommit as Catalogued>::properties,
-        control: None,
-    }
+        <TwoPhaseCommit as Catalogued>::properties,
+    )
+    .with_budget(budget)
 }
 
 /// Serves and delivers client `c` until it has nothing left to do.
@@ -648,10 +645,7 @@ fn drain(
 
 #[test]
 fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
-    let crash = FaultBudget {
-        crash: 1,
-        ..FaultBudget::default()
-    };
+    let crash = FaultBudget::of(Kind::Crash, 1);
     let world = world(Variant::Reference, [true, true], crash);
     let state = world.init_states().remove(0);
     let state = act(&world, &state, Action::Invoke(0));
@@ -662,10 +656,7 @@ fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
     let state = act(
         &world,
         &state,
-        Action::Fault(Fault::Crash {
-            client: 2,
-            applied: 0,
-        }),
+        Action::Fault(Fault::new(Kind::Crash, 2).applied(0)),
     );
     let session = state.net.session(2);
     let state = act(&world, &state, Action::SessionTimeout(session));
@@ -688,10 +679,7 @@ fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
 
 #[test]
 fn world_an_ephemeral_site_crashing_after_its_create_is_taken_as_an_abort() {
-    let crash = FaultBudget {
-        crash: 1,
-        ..FaultBudget::default()
-    };
+    let crash = FaultBudget::of(Kind::Crash, 1);
     let world = world(Variant::EphemeralSites, [true, true], crash);
     let state = world.init_states().remove(0);
     let state = act(&world, &state, Action::Invoke(0));
@@ -714,10 +702,7 @@ fn world_an_ephemeral_site_crashing_after_its_create_is_taken_as_an_abort() {
     let state = act(
         &world,
         &state,
-        Action::Fault(Fault::Crash {
-            client: 2,
-            applied: 1,
-        }),
+        Action::Fault(Fault::new(Kind::Crash, 2).applied(1)),
     );
     // Site 1 sees the node created, undefined, then gone with the session.
     let state = drain(&world, state, 1);

@@ -3,11 +3,11 @@
 //! panicked"), and a replayed action is taken only where it is enabled.
 
 use stateright::{Model, Property};
-use zoocheck::faults::{Fault, FaultBudget};
+use zoocheck::check::{check_world, CheckOptions, Judgement, Limit, Verdict};
+use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
-use zoocheck::scenario::{check_world, CheckOptions, Judgement, Verdict, WorldTask};
-use zoocheck::simulate::{SimulateOptions, SimulateTask};
-use zoocheck::store::{CreateMode, Op, Path, StoreConfig};
+use zoocheck::simulate::{simulate_world, SimulateOptions};
+use zoocheck::store::{CreateMode, Op, Path};
 use zoocheck::trace::{self, Stop};
 use zoocheck::world::{Action, Refusal, World, WorldState};
 
@@ -78,17 +78,10 @@ fn properties() -> Vec<Property<World<Brittle>>> {
 }
 
 fn brittle(budget: FaultBudget) -> World<Brittle> {
-    World {
-        recipe: Brittle {
-            dir: Path::new("/brittle"),
-        },
-        scripts: vec![vec![Go]; 2],
-        budget,
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties,
-        control: None,
-    }
+    let recipe = Brittle {
+        dir: Path::new("/brittle"),
+    };
+    World::new(recipe, vec![vec![Go]; 2], properties).with_budget(budget)
 }
 
 #[test]
@@ -129,17 +122,17 @@ fn a_panic_in_a_recipe_is_reported_with_a_trace_that_replays_to_it() {
 #[test]
 fn a_panic_in_a_simulation_names_its_seed() {
     let world = brittle(FaultBudget::default());
-    let outcome = SimulateTask {
-        options: SimulateOptions {
+    let outcome = simulate_world(
+        &world,
+        SimulateOptions {
             runs: 20,
             seed: 0,
             max_depth: 50,
             ..SimulateOptions::default()
         },
-        expect: &[("someone_done", Verdict::Reached)],
-        progress: None,
-    }
-    .run(world.clone());
+        &[("someone_done", Verdict::Reached)],
+        None,
+    );
     let panic = outcome.panic.expect("some walk reaches the panic");
     assert_eq!(panic.message, "c1 cannot read its reply");
     assert!(panic.seed.is_some());
@@ -150,22 +143,16 @@ fn a_panic_in_a_simulation_names_its_seed() {
 fn a_replay_takes_only_enabled_actions_and_never_panics() {
     // REGRESSION: `World::step` applied a fault without its precondition and
     // `Net::reconnect` asserted; a trace could make the command panic.
-    let world = brittle(FaultBudget {
-        expire: 1,
-        ..FaultBudget::default()
-    });
+    let world = brittle(FaultBudget::of(Kind::Expire, 1));
     let init = world.init_states().remove(0);
     for action in [
         // A connected, running client's session cannot expire.
-        Action::Fault(Fault::Expire { client: 0 }),
+        Action::Fault(Fault::new(Kind::Expire, 0)),
         // A connected client cannot reconnect.
         Action::Reconnect(0),
         Action::Serve(7),
         Action::SessionTimeout(12345),
-        Action::Fault(Fault::Crash {
-            client: 0,
-            applied: 9,
-        }),
+        Action::Fault(Fault::new(Kind::Crash, 0).applied(9)),
     ] {
         assert_eq!(
             world.try_step(&init, &action).err(),
@@ -261,22 +248,15 @@ fn limits_hold_after_every_property_is_found() {
     // REGRESSION: the search was watched only until stateright called it
     // done, which it does once every property has a discovery; the workers
     // went on exploring every state with no time or memory limit kept.
-    let world = World {
-        recipe: Scribbler {
-            dir: Path::new("/scribbles"),
-        },
-        scripts: vec![vec![Go; 5]; 3],
-        budget: FaultBudget::default(),
-        expire_anytime: false,
-        store: StoreConfig::default(),
-        properties: || {
-            vec![
-                Property::always("c1_writes_at_most_once", c1_writes_at_most_once),
-                Property::sometimes("someone_wrote", someone_wrote),
-            ]
-        },
-        control: None,
+    let recipe = Scribbler {
+        dir: Path::new("/scribbles"),
     };
+    let world = World::new(recipe, vec![vec![Go; 5]; 3], || {
+        vec![
+            Property::always("c1_writes_at_most_once", c1_writes_at_most_once),
+            Property::sometimes("someone_wrote", someone_wrote),
+        ]
+    });
     let expect = [
         ("c1_writes_at_most_once", Verdict::Violated),
         ("someone_wrote", Verdict::Reached),
@@ -292,7 +272,7 @@ fn limits_hold_after_every_property_is_found() {
         },
         &expect,
     );
-    assert_eq!(cut.stopped, Some(zoocheck::scenario::Limit::Time));
+    assert_eq!(cut.stopped, Some(Limit::Time));
     assert!(
         cut.unique_states < whole.unique_states,
         "{} of {}",

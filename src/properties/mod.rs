@@ -48,8 +48,8 @@ pub fn no_orphan_no_deadlock<R: Recipe>(world: &World<R>, state: &WorldState<R::
     if !world.is_quiescent(state) {
         return true;
     }
-    let waiting = state.processes.iter().any(|process| {
-        process.status != Status::Crashed && world.recipe.is_waiting(&process.recipe)
+    let waiting = state.processes.iter().enumerate().any(|(client, process)| {
+        process.status != Status::Crashed && world.recipe(client).is_waiting(&process.recipe)
     });
     !waiting && orphans(world, state).is_empty()
 }
@@ -58,7 +58,7 @@ pub fn no_orphan_no_deadlock<R: Recipe>(world: &World<R>, state: &WorldState<R::
 /// not claim them.
 pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec<String> {
     let store = &state.net.store;
-    let dir = world.recipe.directory();
+    let dir = world.directory();
     store
         .children(dir)
         .into_iter()
@@ -71,7 +71,9 @@ pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
                 return false;
             }
             match world.client_of(state, owner) {
-                Some(client) => !world.recipe.claims(&state.processes[client].recipe, name),
+                Some(client) => !world
+                    .recipe(client)
+                    .claims(&state.processes[client].recipe, name),
                 // A crashed process's session: the server will expire it.
                 None => false,
             }
@@ -254,7 +256,7 @@ pub fn violation<R: Recipe>(
                     if waiting.len() == 1 { "waits" } else { "wait" }
                 ));
             }
-            let dir = world.recipe.directory();
+            let dir = world.directory();
             let orphans: Vec<String> = orphans(world, state)
                 .into_iter()
                 .map(|name| {
@@ -288,7 +290,7 @@ pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
     (0..world.clients())
         .filter(|&c| {
             state.processes[c].status != Status::Crashed
-                && world.recipe.is_waiting(&state.processes[c].recipe)
+                && world.recipe(c).is_waiting(&state.processes[c].recipe)
         })
         .map(|c| format!("c{c} ({})", state.processes[c].recipe))
         .collect()
@@ -305,7 +307,7 @@ fn herd<R: Recipe>(
 ) -> Vec<String> {
     use crate::client::ServerMessage;
     use crate::store::EventType;
-    let dir = world.recipe.directory();
+    let dir = world.directory();
     (0..world.clients())
         .filter(|&c| {
             let recipe = &after.processes[c].recipe;
@@ -320,11 +322,11 @@ fn herd<R: Recipe>(
             let mut woken = new.filter(|event| {
                 let own = event.kind == EventType::NodeDeleted
                     && event.path.is_child_of(dir)
-                    && world.recipe.claims(recipe, event.path.name());
+                    && world.recipe(c).claims(recipe, event.path.name());
                 !own
             });
             after.processes[c].status != Status::Crashed
-                && world.recipe.counts_in_herd(recipe)
+                && world.recipe(c).counts_in_herd(recipe)
                 && woken.next().is_some()
         })
         .map(|c| format!("c{c}"))

@@ -1,0 +1,440 @@
+//! The catalogue: every recipe zoocheck knows, in one list, and the one
+//! type-erased world each builds for a scenario.
+//!
+//! A recipe is a type (its state, its commands); a scenario names it by a
+//! string. [`CATALOGUE`] turns the name into an [`AnyRecipe`]: what `list`,
+//! `new` and the scenario parser need to know of it (its variants, commands,
+//! parameters, parts and properties), and a builder of its world as an
+//! [`AnyWorld`], behind which everything one does with a world (check it,
+//! simulate it, replay a trace, shrink, draw, explore) is a method. Nothing
+//! outside this file matches on recipe names or dispatches over recipe
+//! types.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use stateright::{Expectation, Model};
+
+use crate::check::{check_world, CheckOptions, Outcome, Verdict};
+use crate::diagram::Diagram;
+use crate::faults::{FaultBudget, Kind};
+use crate::models::barrier::Barrier;
+use crate::models::configuration::Configuration;
+use crate::models::double_barrier::DoubleBarrier;
+use crate::models::election::Election;
+use crate::models::lock::Lock;
+use crate::models::membership::Membership;
+use crate::models::priority_queue::PriorityQueue;
+use crate::models::queue::Queue;
+use crate::models::revocable_lock::RevocableLock;
+use crate::models::shared_lock::SharedLock;
+use crate::models::two_phase_commit::TwoPhaseCommit;
+use crate::recipe::Recipe;
+use crate::scenario::Scenario;
+use crate::shrink::Shrunk;
+use crate::simulate::{SimulateOptions, Walk, WalkProgress};
+use crate::trace::{Stop, Trace};
+use crate::world::{Action, World};
+
+/// Every recipe zoocheck knows: the one list a new recipe joins.
+pub const CATALOGUE: [&dyn AnyRecipe; 11] = [
+    &Entry::<Lock>::NEW,
+    &Entry::<SharedLock>::NEW,
+    &Entry::<RevocableLock>::NEW,
+    &Entry::<Election>::NEW,
+    &Entry::<Barrier>::NEW,
+    &Entry::<DoubleBarrier>::NEW,
+    &Entry::<Queue>::NEW,
+    &Entry::<PriorityQueue>::NEW,
+    &Entry::<TwoPhaseCommit>::NEW,
+    &Entry::<Membership>::NEW,
+    &Entry::<Configuration>::NEW,
+];
+
+/// The recipe scenario files call `name`.
+pub fn find(name: &str) -> Option<&'static dyn AnyRecipe> {
+    CATALOGUE.into_iter().find(|recipe| recipe.name() == name)
+}
+
+/// Every recipe's name, in the catalogue's order.
+pub fn names() -> Vec<&'static str> {
+    CATALOGUE.iter().map(|recipe| recipe.name()).collect()
+}
+
+/// What `list` and `new` say of a recipe: what it is, and what each variant
+/// and command means, by the names scenario files use.
+#[derive(Clone, Copy, Debug)]
+pub struct Docs {
+    pub summary: &'static str,
+    /// Each of [`Catalogued::VARIANTS`], in its order, with its meaning.
+    pub variants: &'static [(&'static str, &'static str)],
+    /// Each of [`Catalogued::COMMANDS`], in its order, with its meaning.
+    pub commands: &'static [(&'static str, &'static str)],
+    /// A small group that runs, one script per client: where `new` starts.
+    pub group: &'static [&'static [&'static str]],
+}
+
+/// A recipe's parameters, as a scenario's `[params]` table gives them:
+/// typed (`deny_unknown_fields`), each with a default that keeps every
+/// scenario without the table as it was.
+pub trait Params:
+    Default + Serialize + DeserializeOwned + Clone + fmt::Debug + Send + Sync + 'static
+{
+    /// Each parameter by its key, with what it means, in order.
+    const MEANINGS: &'static [(&'static str, &'static str)];
+}
+
+/// The parameters of a recipe that has none.
+#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoParams {}
+
+impl Params for NoParams {
+    const MEANINGS: &'static [(&'static str, &'static str)] = &[];
+}
+
+/// A recipe a scenario can name: its name, its variants, commands and
+/// parameters by the names scenario files use, and the properties it
+/// promises. Each model implements it beside its actor; [`CATALOGUE`] lists
+/// them all.
+pub trait Catalogued: Recipe {
+    const NAME: &'static str;
+    const DOCS: Docs;
+    type Variant: Copy + PartialEq + fmt::Debug;
+    const VARIANTS: &'static [(&'static str, Self::Variant)];
+    const COMMANDS: &'static [(&'static str, Self::Command)];
+    type Params: Params;
+
+    /// One client's recipe: its variant, the scenario's parameters, and the
+    /// clients' scripts. What a client must know of its whole group (a
+    /// two-phase commit's sites) comes from the scripts, which
+    /// [`Catalogued::check_scripts`] accepted.
+    fn build(variant: Self::Variant, params: &Self::Params, scripts: &[Vec<Self::Command>])
+        -> Self;
+    fn properties() -> Vec<stateright::Property<World<Self>>>;
+
+    /// Whether the scripts make a group the recipe can run (a two-phase commit
+    /// needs exactly one coordinator), and what was expected if not.
+    fn check_scripts(_scripts: &[Vec<Self::Command>]) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Whether the parameters make sense for these scripts; if not, the
+    /// parameter's key (`params.threshold`) and what was expected.
+    fn check_params(
+        _params: &Self::Params,
+        _scripts: &[Vec<Self::Command>],
+    ) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
+    /// Whether the world models these fault budgets soundly for the recipe,
+    /// so that a violation under them is the recipe's and not the harness's;
+    /// if not, the budget's key (`faults.restart`) and why it is refused.
+    /// A recipe refuses what it cannot be judged under rather than be misjudged.
+    fn check_faults(_budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+}
+
+/// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how
+/// a recipe's commands print.
+pub fn command_name<R: Catalogued>(command: &R::Command) -> &'static str {
+    R::COMMANDS
+        .iter()
+        .find(|(_, known)| known == command)
+        .map_or("(a command no script can name)", |(name, _)| name)
+}
+
+/// [`Catalogued::check_faults`] for a recipe whose world cannot restart a
+/// process soundly, saying `why`.
+pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static str, String)> {
+    let restarts = budget.total(Kind::Restart);
+    if restarts == 0 {
+        return Ok(());
+    }
+    Err((
+        "faults.restart",
+        format!("{restarts} restarts, but {why}; expected 0"),
+    ))
+}
+
+/// A recipe of the catalogue, whatever its type.
+pub trait AnyRecipe: Sync {
+    fn name(&self) -> &'static str;
+    fn docs(&self) -> Docs;
+    fn variants(&self) -> Vec<&'static str>;
+    fn commands(&self) -> Vec<&'static str>;
+    /// Each parameter by key with its meaning ([`Params::MEANINGS`]).
+    fn params(&self) -> &'static [(&'static str, &'static str)];
+    /// The default parameters as a TOML table's body (`max_leases = 2`).
+    fn default_params(&self) -> String;
+    /// The parts a fault can aim at, by name with meaning
+    /// ([`World::parts`]).
+    fn parts(&self) -> Vec<(&'static str, &'static str)>;
+    /// Each property with whether it is an `always` (else a `sometimes`).
+    fn properties(&self) -> Vec<(&'static str, bool)>;
+    /// [`Catalogued::check_scripts`] on scripts of command names.
+    fn check_scripts(&self, scripts: &[Vec<&'static str>]) -> Result<(), String>;
+    /// Reads a `[params]` table and [`Catalogued::check_params`] it: on
+    /// error, the key and what was expected.
+    fn check_params(
+        &self,
+        params: &toml::Table,
+        scripts: &[Vec<&'static str>],
+    ) -> Result<(), (String, String)>;
+    /// [`Catalogued::check_faults`].
+    fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
+    /// The world a validated scenario of this recipe describes.
+    fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld>;
+}
+
+/// Everything one does with a scenario's world, whatever its recipe.
+pub trait AnyWorld: Send + Sync {
+    fn clients(&self) -> usize;
+    /// Each property by name with its expectation, in the recipe's order.
+    fn properties(&self) -> Vec<(&'static str, Expectation)>;
+    /// Checks every state ([`check_world`]).
+    fn check(&self, options: &CheckOptions, expect: &[(&'static str, Verdict)]) -> Outcome;
+    /// Walks at random ([`crate::simulate::simulate_world`]).
+    fn simulate(
+        &self,
+        options: SimulateOptions,
+        expect: &[(&'static str, Verdict)],
+        progress: Option<fn(&WalkProgress)>,
+    ) -> Outcome;
+    /// One seeded walk ([`crate::simulate::walk`]).
+    fn walk(&self, seed: u64, max_depth: usize) -> Walk;
+    /// Replays `actions` as a trace of `property`; `None` if the recipe has
+    /// no such property.
+    fn trace(&self, property: &str, actions: &[Action]) -> Option<Trace>;
+    /// Replays `actions`: each step in words, where it stopped if it did,
+    /// and whether its last state is a discovery for `property`.
+    fn retell(&self, property: &str, actions: &[Action]) -> Retold;
+    /// Shrinks `actions`, a path to a discovery for `property`
+    /// ([`crate::shrink::shrink`]); `None` if it is not one.
+    fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk>;
+    /// The sequence diagram of `actions` ([`Diagram::build`]).
+    fn diagram(&self, actions: &[Action]) -> Diagram;
+    /// Serves stateright's explorer at `address` until the process stops.
+    fn explore(&self, address: &str);
+}
+
+/// A replay told in words ([`AnyWorld::retell`]).
+#[derive(Clone, Debug)]
+pub struct Retold {
+    pub steps: Vec<String>,
+    pub stop: Option<Stop>,
+    /// Whether the last state is a discovery for the property asked of.
+    pub reached: bool,
+}
+
+/// The catalogue's entry of recipe `R`.
+pub struct Entry<R>(PhantomData<fn() -> R>);
+
+impl<R> Entry<R> {
+    pub const NEW: Entry<R> = Entry(PhantomData);
+}
+
+impl<R: Catalogued> Entry<R> {
+    /// The typed world of a validated scenario of this recipe.
+    pub fn typed_world(scenario: &Scenario) -> World<R> {
+        let subject = &scenario.subject;
+        let scripts = commands_of::<R>(&subject.scripts);
+        let params =
+            read_params::<R>(&scenario.params).expect("a validated scenario's parameters read");
+        let recipes = subject
+            .variants
+            .iter()
+            .map(|variant| {
+                let variant = lookup(R::VARIANTS, variant).expect("a validated variant");
+                R::build(variant, &params, &scripts)
+            })
+            .collect();
+        World {
+            recipes,
+            scripts,
+            budget: scenario.budget.clone(),
+            expire_anytime: scenario.expire_anytime,
+            store: scenario.store,
+            properties: R::properties,
+            control: None,
+        }
+    }
+}
+
+/// A `[params]` table as the recipe's typed parameters.
+fn read_params<R: Catalogued>(table: &toml::Table) -> Result<R::Params, toml::de::Error> {
+    toml::Value::Table(table.clone()).try_into()
+}
+
+impl<R: Catalogued> AnyRecipe for Entry<R> {
+    fn name(&self) -> &'static str {
+        R::NAME
+    }
+
+    fn docs(&self) -> Docs {
+        R::DOCS
+    }
+
+    fn variants(&self) -> Vec<&'static str> {
+        R::VARIANTS.iter().map(|(name, _)| *name).collect()
+    }
+
+    fn commands(&self) -> Vec<&'static str> {
+        R::COMMANDS.iter().map(|(name, _)| *name).collect()
+    }
+
+    fn params(&self) -> &'static [(&'static str, &'static str)] {
+        <R::Params as Params>::MEANINGS
+    }
+
+    fn default_params(&self) -> String {
+        toml::to_string(&R::Params::default()).expect("parameters write as TOML")
+    }
+
+    fn parts(&self) -> Vec<(&'static str, &'static str)> {
+        World::<R>::parts()
+    }
+
+    fn properties(&self) -> Vec<(&'static str, bool)> {
+        R::properties()
+            .iter()
+            .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
+            .collect()
+    }
+
+    fn check_scripts(&self, scripts: &[Vec<&'static str>]) -> Result<(), String> {
+        R::check_scripts(&commands_of::<R>(scripts))
+    }
+
+    fn check_params(
+        &self,
+        table: &toml::Table,
+        scripts: &[Vec<&'static str>],
+    ) -> Result<(), (String, String)> {
+        let meanings = <R::Params as Params>::MEANINGS;
+        if meanings.is_empty() {
+            if let Some(key) = table.keys().next() {
+                return Err((
+                    format!("params.{key}"),
+                    format!(
+                        "`{}` has no parameters; expected no `[params]` table",
+                        R::NAME
+                    ),
+                ));
+            }
+        }
+        let params = read_params::<R>(table).map_err(|error| {
+            let keys: Vec<&str> = meanings.iter().map(|(key, _)| *key).collect();
+            let key = table
+                .keys()
+                .find(|key| error.message().contains(&format!("`{key}`")))
+                .map_or("params".to_string(), |key| format!("params.{key}"));
+            let message = error
+                .message()
+                .replace(", expected one of", "; expected one of");
+            (
+                key,
+                format!(
+                    "{message} (the parameters of `{}`: {})",
+                    R::NAME,
+                    keys.join(", ")
+                ),
+            )
+        })?;
+        R::check_params(&params, &commands_of::<R>(scripts))
+            .map_err(|(key, message)| (key.to_string(), message))
+    }
+
+    fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)> {
+        R::check_faults(budget)
+    }
+
+    fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld> {
+        Box::new(Entry::<R>::typed_world(scenario))
+    }
+}
+
+impl<R: Recipe> AnyWorld for World<R> {
+    fn clients(&self) -> usize {
+        World::clients(self)
+    }
+
+    fn properties(&self) -> Vec<(&'static str, Expectation)> {
+        Model::properties(self)
+            .iter()
+            .map(|property| (property.name, property.expectation.clone()))
+            .collect()
+    }
+
+    fn check(&self, options: &CheckOptions, expect: &[(&'static str, Verdict)]) -> Outcome {
+        check_world(self.clone(), options, expect)
+    }
+
+    fn simulate(
+        &self,
+        options: SimulateOptions,
+        expect: &[(&'static str, Verdict)],
+        progress: Option<fn(&WalkProgress)>,
+    ) -> Outcome {
+        crate::simulate::simulate_world(self, options, expect, progress)
+    }
+
+    fn walk(&self, seed: u64, max_depth: usize) -> Walk {
+        crate::simulate::walk(self, seed, max_depth)
+    }
+
+    fn trace(&self, property: &str, actions: &[Action]) -> Option<Trace> {
+        let property = self.find_property(property)?;
+        Some(Trace::replay(self, &property, actions))
+    }
+
+    fn retell(&self, property: &str, actions: &[Action]) -> Retold {
+        let replayed = crate::trace::replay(self, actions);
+        let reached = self
+            .find_property(property)
+            .is_some_and(|property| crate::trace::discovered(self, &property, replayed.last()));
+        Retold {
+            steps: replayed.steps.into_iter().map(|step| step.text).collect(),
+            stop: replayed.stop,
+            reached,
+        }
+    }
+
+    fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk> {
+        let property = self.find_property(property)?;
+        let found = |state: &_| crate::trace::discovered(self, &property, state);
+        crate::shrink::shrink(self, found, actions, steps_max)
+    }
+
+    fn diagram(&self, actions: &[Action]) -> Diagram {
+        Diagram::build(self, actions)
+    }
+
+    fn explore(&self, address: &str) {
+        self.clone().checker().serve(address);
+    }
+}
+
+/// Validated scripts of command names as the recipe's commands.
+fn commands_of<R: Catalogued>(scripts: &[Vec<&'static str>]) -> Vec<Vec<R::Command>> {
+    scripts
+        .iter()
+        .map(|script| {
+            script
+                .iter()
+                .map(|command| lookup(R::COMMANDS, command).expect("a validated command"))
+                .collect()
+        })
+        .collect()
+}
+
+fn lookup<T: Copy>(table: &[(&'static str, T)], name: &str) -> Option<T> {
+    table
+        .iter()
+        .find(|(known, _)| *known == name)
+        .map(|(_, value)| *value)
+}

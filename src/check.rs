@@ -1,0 +1,612 @@
+//! Checking a world: an exhaustive search of every state (stateright's),
+//! the verdict on each property against the one expected, with its shortest
+//! counterexample, what the search covered, and the limits it may stop at.
+
+use std::fmt::Write as _;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
+
+use crate::recipe::Recipe;
+use crate::trace::{discovered, Trace};
+use crate::world::{panic_message, Action, Control, Panic, World};
+/// The answer a scenario expects for one property.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// An `always` property with no counterexample.
+    Holds,
+    /// An `always` property with a counterexample.
+    Violated,
+    /// A `sometimes` property with an example.
+    Reached,
+    /// A `sometimes` property with no example.
+    Unreached,
+}
+
+impl Verdict {
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Reached => "reached",
+            Verdict::Unreached => "unreached",
+        }
+    }
+}
+
+/// How to search.
+#[derive(Clone, Debug, Default)]
+pub struct CheckOptions {
+    /// Breadth first instead of depth first. The verdicts and state counts
+    /// are the same; breadth first keeps every state of a level in memory
+    /// (about a kilobyte each) where depth first keeps a fingerprint, and
+    /// gains nothing from a second thread. Shortest counterexamples are found
+    /// by a search of their own either way.
+    pub bfs: bool,
+    /// Checker threads; 0 or 1 is one thread (deterministic counts and traces).
+    pub threads: usize,
+    /// Check no path longer than this many steps (at least 1).
+    pub max_depth: Option<usize>,
+    /// Stop after about this many states.
+    pub max_states: Option<usize>,
+    /// Stop after this long.
+    pub timeout: Option<Duration>,
+    /// Stop once the process holds this many bytes (resident), before the
+    /// machine runs out: the search reports what it found so far.
+    pub max_memory: Option<u64>,
+    /// Called about five times a second while the search runs.
+    pub progress: Option<fn(&Progress)>,
+    /// The reached `sometimes` properties to give a shortest example too (a
+    /// search of its own, as a violated `always` gets), not just the path
+    /// the search happened to take.
+    pub witnesses: Vec<String>,
+}
+
+/// Where a running search is.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    pub states: usize,
+    pub unique_states: usize,
+    pub max_depth: usize,
+    pub elapsed: Duration,
+    /// The process's resident memory, in bytes, where the system tells.
+    pub memory: Option<u64>,
+}
+
+/// The limit a search stopped at before it had seen every state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limit {
+    Depth,
+    States,
+    Time,
+    Memory,
+    /// A simulation walks some paths, never all of them.
+    Walks,
+}
+
+impl Limit {
+    pub fn name(self) -> &'static str {
+        match self {
+            Limit::Depth => "depth",
+            Limit::States => "states",
+            Limit::Time => "time",
+            Limit::Memory => "memory",
+            Limit::Walks => "walks",
+        }
+    }
+
+    /// The limit in words, for the line under a table.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Limit::Depth => "the search stopped at its depth limit (--max-depth)",
+            Limit::States => "the search stopped at its state limit (--max-states)",
+            Limit::Time => "the search stopped at its time limit (--timeout)",
+            Limit::Memory => "the search stopped at its memory budget (--max-memory)",
+            Limit::Walks => "a simulation walks some paths, never all: it proves nothing",
+        }
+    }
+}
+
+/// A panic of the recipe, the store or the client library that a check or
+/// a simulation met: a bug in the model or in zoocheck, never a verdict.
+#[derive(Clone, Debug)]
+pub struct PanicReport {
+    pub message: String,
+    /// The actions that lead to it, the last one panicking; `None` if the
+    /// panic came from where no path can be rebuilt (a property's condition).
+    pub trace: Option<Trace>,
+    /// The seed of the walk that met it, in a simulation.
+    pub seed: Option<u64>,
+}
+
+/// Checks `world` exhaustively (depth first by default; breadth first with
+/// [`CheckOptions::bfs`]) and judges each property against `expect`: the
+/// check of a scenario, and of a world built by hand (a test's recipe).
+pub fn check_world<R: Recipe>(
+    world: World<R>,
+    options: &CheckOptions,
+    expect: &[(&'static str, Verdict)],
+) -> Outcome {
+    let started = Instant::now();
+    let control = Arc::new(Control::default());
+    let searched = search(&world, options, &control, started);
+    // The searches for shortest paths keep the same budget.
+    let mut go_on = |_: usize| {
+        options
+            .timeout
+            .is_none_or(|timeout| started.elapsed() < timeout)
+            && !over_budget(options, crate::memory::resident_bytes())
+    };
+    let panic = panic_report(
+        &world,
+        searched.kept_panic,
+        searched.thread_panic,
+        &mut go_on,
+    );
+    let complete = searched.stopped.is_none() && panic.is_none();
+    for initial in world.init_states() {
+        control.cover(&world, &initial);
+    }
+    let coverage = Coverage::of(&world, &control);
+    let checker = &searched.checker;
+    let discoveries = checker.discoveries();
+    let properties = world
+        .properties()
+        .iter()
+        .map(|property| {
+            let found = discoveries
+                .get(property.name)
+                .map(|path| path.clone().into_actions());
+            let asked = options.witnesses.iter().any(|name| name == property.name);
+            let trace = found.map(|found| explain(&world, property, &found, asked, &mut go_on));
+            PropertyOutcome::judge(property, expect, trace, None, complete)
+        })
+        .collect();
+    Outcome {
+        unique_states: checker.unique_state_count(),
+        states: checker.state_count(),
+        // The deepest path checked: a path the depth limit cut was not.
+        max_depth: steps(checker.max_depth()).min(options.max_depth.unwrap_or(usize::MAX)),
+        elapsed: started.elapsed(),
+        stopped: searched.stopped,
+        walks: 0,
+        properties,
+        panic,
+        coverage: Some(coverage),
+    }
+}
+
+/// A search that ended: its checker, the limit it stopped at, and a panic
+/// of the model (kept by the world) or of a checker thread.
+struct Searched<R: Recipe> {
+    checker: Box<dyn Checker<World<R>>>,
+    stopped: Option<Limit>,
+    kept_panic: Option<Panic<R::State>>,
+    thread_panic: Option<String>,
+}
+
+/// Runs stateright's search of every state until it ends or a limit stops
+/// it, reporting progress.
+fn search<R: Recipe>(
+    world: &World<R>,
+    options: &CheckOptions,
+    control: &Arc<Control<R::State>>,
+    started: Instant,
+) -> Searched<R> {
+    // Explore every state, even once every property has a discovery, so that
+    // the state count is the size of the whole space and pins drift.
+    let searched = World {
+        control: Some(Arc::clone(control)),
+        ..world.clone()
+    };
+    let mut builder = searched
+        .checker()
+        .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
+        .threads(options.threads.max(1));
+    if let Some(depth) = options.max_depth {
+        // stateright counts a path's states (the initial one is depth 1)
+        // and skips, unchecked, a state at its target depth: checking
+        // every path of `depth` steps takes a target of `depth + 2`.
+        builder = builder.target_max_depth(depth + 2);
+    }
+    if let Some(states) = options.max_states {
+        builder = builder.target_state_count(states);
+    }
+    if let Some(timeout) = options.timeout {
+        builder = builder.timeout(timeout);
+    }
+    let mut checker: Box<dyn Checker<World<R>>> = if options.bfs {
+        Box::new(builder.spawn_bfs())
+    } else {
+        Box::new(builder.spawn_dfs())
+    };
+    let stopped = watch(checker.as_mut(), options, control, started);
+    let mut thread_panic = None;
+    for handle in checker.handles() {
+        if let Err(payload) = handle.join() {
+            thread_panic = Some(panic_message(payload.as_ref()));
+        }
+    }
+    // Paths are rebuilt through the model: let it act again.
+    control.halt.store(false, Ordering::Relaxed);
+    let kept_panic = control
+        .panic
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .take();
+    let stopped = if kept_panic.is_some() || thread_panic.is_some() {
+        None
+    } else {
+        stopped
+            .or_else(|| {
+                options
+                    .max_states
+                    .filter(|&states| checker.state_count() >= states)
+                    .map(|_| Limit::States)
+            })
+            .or_else(|| {
+                options
+                    .max_depth
+                    .filter(|&depth| steps(checker.max_depth()) > depth)
+                    .map(|_| Limit::Depth)
+            })
+            .or_else(|| {
+                options
+                    .timeout
+                    .filter(|&timeout| started.elapsed() >= timeout)
+                    .map(|_| Limit::Time)
+            })
+    };
+    Searched {
+        checker,
+        stopped,
+        kept_panic,
+        thread_panic,
+    }
+}
+
+/// Watches the search's workers until the last stops, reporting progress
+/// and halting them at the time or memory limit: the limit it stopped at.
+///
+/// The workers themselves are watched, not `is_done`: stateright calls a
+/// search done once every property has a discovery, while the workers go
+/// on exploring every state, and the limits must hold until the last of
+/// them stops.
+fn watch<R: Recipe>(
+    checker: &mut dyn Checker<World<R>>,
+    options: &CheckOptions,
+    control: &Control<R::State>,
+    started: Instant,
+) -> Option<Limit> {
+    let handles = checker.handles();
+    let mut stopped = None;
+    while !handles.iter().all(std::thread::JoinHandle::is_finished) {
+        let memory = crate::memory::resident_bytes();
+        if let Some(report) = options.progress {
+            report(&Progress {
+                states: checker.state_count(),
+                unique_states: checker.unique_state_count(),
+                max_depth: steps(checker.max_depth()),
+                elapsed: started.elapsed(),
+                memory,
+            });
+        }
+        if stopped.is_none() {
+            if options
+                .timeout
+                .is_some_and(|timeout| started.elapsed() >= timeout)
+            {
+                stopped = Some(Limit::Time);
+            } else if over_budget(options, memory) {
+                stopped = Some(Limit::Memory);
+            }
+            if stopped.is_some() {
+                control.halt.store(true, Ordering::Relaxed);
+            }
+        }
+        std::thread::sleep(
+            Duration::from_millis(200).min(started.elapsed() / 4 + Duration::from_millis(1)),
+        );
+    }
+    stopped
+}
+
+/// What a panic the search met says, with the path to it where the world
+/// kept the state it panicked in.
+fn panic_report<R: Recipe>(
+    world: &World<R>,
+    kept: Option<Panic<R::State>>,
+    thread_panic: Option<String>,
+    go_on: &mut impl FnMut(usize) -> bool,
+) -> Option<PanicReport> {
+    match (kept, thread_panic) {
+        (Some(kept), _) => {
+            let path = world
+                .shortest_path_within(|state| *state == kept.state, go_on)
+                .ok()
+                .flatten();
+            let trace = path.map(|mut actions| {
+                actions.extend(kept.action.clone());
+                Trace::of_panic(world, &actions)
+            });
+            Some(PanicReport {
+                message: kept.message,
+                trace,
+                seed: None,
+            })
+        }
+        (None, Some(message)) => Some(PanicReport {
+            message,
+            trace: None,
+            seed: None,
+        }),
+        (None, None) => None,
+    }
+}
+
+/// The trace of a discovery the search found by `found`: a counterexample,
+/// or a witness `asked` for, is searched again for the shortest, breadth
+/// first and only as deep as it is (if that search runs out of time or
+/// memory, the path found is the one shown); an example nobody asked to see
+/// keeps the search's path.
+fn explain<R: Recipe>(
+    world: &World<R>,
+    property: &Property<World<R>>,
+    found: &[Action],
+    asked: bool,
+    go_on: &mut impl FnMut(usize) -> bool,
+) -> Trace {
+    if property.expectation == Expectation::Sometimes && !asked {
+        return Trace::replay(world, property, found);
+    }
+    match world.shortest_path_within(|state| discovered(world, property, state), go_on) {
+        Ok(Some(shortest)) => Trace {
+            shortest: true,
+            ..Trace::replay(world, property, &shortest)
+        },
+        _ => Trace::replay(world, property, found),
+    }
+}
+
+/// The steps of a path stateright measures in states (the initial one is 1).
+fn steps(depth: usize) -> usize {
+    depth.saturating_sub(1)
+}
+
+/// Whether the process holds more memory than the search may.
+fn over_budget(options: &CheckOptions, memory: Option<u64>) -> bool {
+    matches!((options.max_memory, memory), (Some(budget), Some(memory)) if memory > budget)
+}
+
+/// What the checker found for one property.
+#[derive(Clone, Debug)]
+pub struct PropertyOutcome {
+    pub name: &'static str,
+    pub expected: Verdict,
+    pub actual: Verdict,
+    /// Whether `actual` is proven: a discovery always is (its trace shows
+    /// it); its absence only when the search saw every state.
+    pub proven: bool,
+    /// The counterexample (for a violated `always`) or example (for a reached
+    /// `sometimes`): for a counterexample of a check, the shortest unless its
+    /// search stopped at a limit ([`Trace::shortest`]).
+    pub trace: Option<Trace>,
+    /// The seed of the random walk that found it, in a simulation.
+    pub seed: Option<u64>,
+    /// How a simulation shrank the walk's counterexample into `trace`.
+    pub shrunk: Option<crate::shrink::Shrinking>,
+}
+
+/// How a property's verdict stands against its expectation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Judgement {
+    /// As expected, and proven.
+    Met,
+    /// Proven otherwise than expected.
+    NotMet,
+    /// No discovery in the part of the space searched, which proves nothing
+    /// (a search stopped at a limit; a simulation).
+    Unproven,
+}
+
+impl PropertyOutcome {
+    /// The verdict on `property` given its discovery (`trace`, if any was
+    /// found) in a search that saw every state or not (`complete`), beside
+    /// the one `expect` asks for.
+    pub fn judge<M: Model>(
+        property: &stateright::Property<M>,
+        expect: &[(&'static str, Verdict)],
+        trace: Option<Trace>,
+        seed: Option<u64>,
+        complete: bool,
+    ) -> PropertyOutcome {
+        let always = !matches!(property.expectation, Expectation::Sometimes);
+        let actual = match (always, trace.is_some()) {
+            (true, false) => Verdict::Holds,
+            (true, true) => Verdict::Violated,
+            (false, true) => Verdict::Reached,
+            (false, false) => Verdict::Unreached,
+        };
+        let expected = expect
+            .iter()
+            .find(|(name, _)| *name == property.name)
+            .map_or(actual, |(_, verdict)| *verdict);
+        PropertyOutcome {
+            name: property.name,
+            expected,
+            actual,
+            proven: complete || trace.is_some(),
+            trace,
+            seed,
+            shrunk: None,
+        }
+    }
+
+    /// Whether the verdict is the one expected (proven or not).
+    pub fn as_expected(&self) -> bool {
+        self.expected == self.actual
+    }
+
+    pub fn judgement(&self) -> Judgement {
+        match (self.proven, self.as_expected()) {
+            (false, _) => Judgement::Unproven,
+            (true, true) => Judgement::Met,
+            (true, false) => Judgement::NotMet,
+        }
+    }
+
+    /// The verdict as a table shows it: `holds?` where unproven.
+    pub fn shown(&self) -> String {
+        let mark = if self.proven { "" } else { "?" };
+        format!("{}{mark}", self.actual.name())
+    }
+}
+
+/// What checking a scenario found.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub unique_states: usize,
+    pub states: usize,
+    /// The deepest path the search checked, in steps (actions from the
+    /// initial state; not a counterexample's length: see each trace).
+    pub max_depth: usize,
+    /// The whole time, shortest-counterexample searches included.
+    pub elapsed: Duration,
+    /// The limit the search stopped at, if it did not see every state: then
+    /// an absent discovery proves nothing. Always set for a simulation.
+    pub stopped: Option<Limit>,
+    /// The walks a simulation took (0 for a check).
+    pub walks: u64,
+    pub properties: Vec<PropertyOutcome>,
+    /// A panic the search met (it stopped there).
+    pub panic: Option<PanicReport>,
+    /// What a check covered (a simulation reports none).
+    pub coverage: Option<Coverage>,
+}
+
+/// What a check's search covered: each phase of the recipe some client
+/// entered, and each fault kind the scenario budgets that some path
+/// injected. Under `--max-depth D` it counts the states one step beyond D
+/// that the search generated without checking them. A `sometimes` property left unreached is explained by what was
+/// never entered (Spin prints the code it never reached; TLC counts each
+/// action).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Coverage {
+    /// Each phase of [`Recipe::phase_names`], and whether it was entered.
+    pub phases: Vec<(&'static str, bool)>,
+    /// Each fault kind with a budget, and whether it was injected.
+    pub faults: Vec<(&'static str, bool)>,
+}
+
+impl Coverage {
+    /// The phases some client entered (`true`), or those none did.
+    pub fn phases_entered(&self, entered: bool) -> Vec<&'static str> {
+        named(&self.phases, entered)
+    }
+
+    /// The budgeted fault kinds some path injected (`true`), or those none did.
+    pub fn faults_injected(&self, injected: bool) -> Vec<&'static str> {
+        named(&self.faults, injected)
+    }
+
+    fn of<R: Recipe>(world: &World<R>, control: &Control<R::State>) -> Coverage {
+        let phases = control.phases.load(Ordering::Relaxed);
+        let faults = control.faults.load(Ordering::Relaxed);
+        let phase_names = world.recipes[0].phase_names();
+        let named = phase_names.len();
+        debug_assert!(
+            named == 64 || phases >> named == 0,
+            "Recipe::phases set a bit that Recipe::phase_names does not name"
+        );
+        Coverage {
+            phases: phase_names
+                .iter()
+                .enumerate()
+                .map(|(bit, name)| (*name, phases & 1 << bit != 0))
+                .collect(),
+            faults: world
+                .budget
+                .kinds()
+                .map(|(kind, _)| (kind.name(), faults & 1 << kind as u8 != 0))
+                .collect(),
+        }
+    }
+}
+
+impl Outcome {
+    /// Whether every property's verdict is the one expected, proven or not.
+    pub fn as_expected(&self) -> bool {
+        self.panic.is_none() && self.properties.iter().all(PropertyOutcome::as_expected)
+    }
+
+    /// Whether the search saw every state: only then does "holds" mean proven.
+    pub fn complete(&self) -> bool {
+        self.stopped.is_none() && self.panic.is_none()
+    }
+
+    /// The worst judgement of any property (a panic is not met).
+    pub fn judgement(&self) -> Judgement {
+        let judgements = self.properties.iter().map(PropertyOutcome::judgement);
+        if self.panic.is_some() || judgements.clone().any(|j| j == Judgement::NotMet) {
+            Judgement::NotMet
+        } else if judgements.clone().any(|j| j == Judgement::Unproven) {
+            Judgement::Unproven
+        } else {
+            Judgement::Met
+        }
+    }
+}
+
+/// Why a `sometimes` property may have gone unreached, when one did: the
+/// recipe phases no client entered and the budgeted faults never injected
+/// (in the part searched, if the search stopped at a limit).
+pub fn unreached_why(outcome: &Outcome) -> Option<String> {
+    let unreached: Vec<&str> = outcome
+        .properties
+        .iter()
+        .filter(|property| property.actual == Verdict::Unreached)
+        .map(|property| property.name)
+        .collect();
+    let coverage = outcome.coverage.as_ref()?;
+    if unreached.is_empty() {
+        return None;
+    }
+    let searched = if outcome.stopped.is_some() {
+        " in the part searched"
+    } else {
+        ""
+    };
+    let mut out = format!(
+        "unreached: {}; phases no client entered{searched}: {}",
+        unreached.join(", "),
+        names_or_none(&coverage.phases_entered(false))
+    );
+    if !coverage.faults.is_empty() {
+        let _ = write!(
+            out,
+            "; faults never injected: {}",
+            names_or_none(&coverage.faults_injected(false))
+        );
+    }
+    Some(out)
+}
+
+/// The names whose flag is `wanted`.
+fn named(items: &[(&'static str, bool)], wanted: bool) -> Vec<&'static str> {
+    items
+        .iter()
+        .filter(|(_, flag)| *flag == wanted)
+        .map(|(name, _)| *name)
+        .collect()
+}
+
+/// `a, b, c`, or `none`.
+pub fn names_or_none(names: &[&str]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}

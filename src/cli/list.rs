@@ -1,0 +1,284 @@
+//! `list` the recipes and scenarios, and write a `new` scenario file.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use serde::Serialize;
+use zoocheck::catalogue::{self, AnyRecipe};
+use zoocheck::faults::DECLARATIONS;
+use zoocheck::scenario::Scenario;
+use zoocheck::text::quoted;
+
+use crate::cli::load::load;
+use crate::UsageError;
+
+pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCode, UsageError> {
+    let mut recipes = catalogue::CATALOGUE.to_vec();
+    if let Some(only) = only {
+        if catalogue::find(only).is_none() {
+            return Err(UsageError(unknown_recipe(only)));
+        }
+        recipes.retain(|recipe| recipe.name() == only);
+    }
+    let (mut scenarios, refused) = if path.exists() {
+        load(&[path.to_path_buf()])?
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    if let Some(only) = only {
+        scenarios.retain(|scenario| scenario.subject.recipe == only);
+    }
+    if json {
+        outln!(
+            "{}",
+            serde_json::to_string_pretty(&JsonList::new(&recipes, &scenarios))?
+        );
+    } else {
+        print_list(&recipes, &scenarios, path, only.is_none());
+    }
+    for error in &refused {
+        eprintln!("zoocheck: {error}");
+    }
+    Ok(if refused.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    })
+}
+
+/// `list` as text: each recipe with its variants, commands, parameters,
+/// parts and properties; the fault kinds; the scenarios under `path`.
+fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, faults: bool) {
+    for recipe in recipes {
+        let docs = recipe.docs();
+        let properties = recipe.properties();
+        let parts = recipe.parts();
+        outln!("{}: {}", recipe.name(), docs.summary);
+        let width = docs
+            .variants
+            .iter()
+            .chain(docs.commands)
+            .chain(recipe.params())
+            .chain(&parts)
+            .map(|(name, _)| name.len())
+            .chain(properties.iter().map(|(name, _)| name.len() + 12))
+            .max()
+            .unwrap_or(0);
+        outln!("  variants (the first is the reference):");
+        for (name, meaning) in docs.variants {
+            outln!("    {name:<width$}  {meaning}");
+        }
+        outln!("  commands:");
+        for (name, meaning) in docs.commands {
+            outln!("    {name:<width$}  {meaning}");
+        }
+        if !recipe.params().is_empty() {
+            outln!("  parameters ([params]):");
+            for (name, meaning) in recipe.params() {
+                outln!("    {name:<width$}  {meaning}");
+            }
+        }
+        outln!("  parts a fault can aim at ([[fault]] target):");
+        for (name, meaning) in &parts {
+            outln!("    {name:<width$}  {meaning}");
+        }
+        outln!("  properties:");
+        for (name, always) in &properties {
+            let kind = if *always { "always" } else { "sometimes" };
+            let named = format!("{name} ({kind})");
+            let meaning = zoocheck::properties::meaning(name).unwrap_or("");
+            outln!("    {named:<width$}  {meaning}");
+        }
+        outln!("");
+    }
+    if faults {
+        outln!("fault kinds ([faults] budgets, 0 to 3 each):");
+        for declaration in &DECLARATIONS {
+            outln!("  {:<14}  {}", declaration.name, declaration.meaning);
+        }
+        outln!(
+            "  {:<14}  a switch: expiry may hit a connected, running client",
+            "expire_anytime"
+        );
+        outln!("");
+    }
+    if !path.exists() {
+        outln!("scenarios: none ({} does not exist)", path.display());
+        return;
+    }
+    outln!(
+        "{} under {}:",
+        plural(scenarios.len(), "scenario"),
+        path.display()
+    );
+    let width = scenarios
+        .iter()
+        .map(|scenario| scenario.name.len())
+        .max()
+        .unwrap_or(0);
+    for scenario in scenarios {
+        let first_line = scenario.description.trim().lines().next().unwrap_or("");
+        outln!("  {:<width$}  {first_line}", scenario.name);
+    }
+}
+
+/// `1 scenario`, `2 scenarios`.
+pub(crate) fn plural(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
+/// The error for a recipe name that is not in the catalogue.
+fn unknown_recipe(name: &str) -> String {
+    let known = catalogue::names();
+    let hint = zoocheck::text::did_you_mean(name, &known)
+        .map(|name| format!(" (did you mean {name}?)"))
+        .unwrap_or_default();
+    format!(
+        "unknown recipe {}{hint}; expected one of {}",
+        quoted(name, 60),
+        known.join(", ")
+    )
+}
+
+/// `list --json`.
+#[derive(Serialize)]
+struct JsonList<'a> {
+    recipes: Vec<JsonRecipe<'a>>,
+    fault_kinds: Vec<JsonNamed<'a>>,
+    scenarios: Vec<JsonListed<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonRecipe<'a> {
+    name: &'a str,
+    summary: &'a str,
+    variants: Vec<JsonNamed<'a>>,
+    commands: Vec<JsonNamed<'a>>,
+    params: Vec<JsonNamed<'a>>,
+    parts: Vec<JsonNamed<'a>>,
+    properties: Vec<JsonListedProperty<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonNamed<'a> {
+    name: &'a str,
+    meaning: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonListedProperty<'a> {
+    name: &'a str,
+    /// `always` or `sometimes`.
+    kind: &'a str,
+    meaning: &'a str,
+}
+
+#[derive(Serialize)]
+struct JsonListed<'a> {
+    name: &'a str,
+    file: &'a Path,
+    recipe: &'a str,
+    /// Its variant, or each client's (`guid, no_guid`).
+    variant: String,
+    description: &'a str,
+}
+
+impl<'a> JsonList<'a> {
+    fn new(recipes: &[&'a dyn AnyRecipe], scenarios: &'a [Scenario]) -> JsonList<'a> {
+        let named = |pairs: &[(&'a str, &'a str)]| {
+            pairs
+                .iter()
+                .map(|&(name, meaning)| JsonNamed { name, meaning })
+                .collect()
+        };
+        JsonList {
+            recipes: recipes
+                .iter()
+                .map(|recipe| JsonRecipe {
+                    name: recipe.name(),
+                    summary: recipe.docs().summary,
+                    variants: named(recipe.docs().variants),
+                    commands: named(recipe.docs().commands),
+                    params: named(recipe.params()),
+                    parts: named(&recipe.parts()),
+                    properties: recipe
+                        .properties()
+                        .into_iter()
+                        .map(|(name, always)| JsonListedProperty {
+                            name,
+                            kind: if always { "always" } else { "sometimes" },
+                            meaning: zoocheck::properties::meaning(name).unwrap_or(""),
+                        })
+                        .collect(),
+                })
+                .collect(),
+            fault_kinds: DECLARATIONS
+                .iter()
+                .map(|declaration| JsonNamed {
+                    name: declaration.name,
+                    meaning: declaration.meaning,
+                })
+                .collect(),
+            scenarios: scenarios
+                .iter()
+                .map(|scenario| JsonListed {
+                    name: &scenario.name,
+                    file: &scenario.file,
+                    recipe: scenario.subject.recipe,
+                    variant: scenario.subject.variant_words(),
+                    description: scenario.description.trim(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `zoocheck new RECIPE NAME`: writes DIR/RECIPE/NAME.toml, never over a file.
+pub(crate) fn new_scenario(
+    recipe: &str,
+    name: &str,
+    dir: &Path,
+    description: Option<&str>,
+) -> Result<ExitCode, UsageError> {
+    let Some(info) = catalogue::find(recipe) else {
+        return Err(UsageError(unknown_recipe(recipe)));
+    };
+    let valid = !name.is_empty()
+        && name.len() <= 80
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !valid {
+        return Err(UsageError(format!(
+            "scenario name {}: expected 1 to 80 lower case letters, digits and _ (like holder_pauses)",
+            quoted(name, 60)
+        )));
+    }
+    let file = dir.join(recipe).join(format!("{name}.toml"));
+    if file.exists() || file.symlink_metadata().is_ok() {
+        return Err(UsageError(format!(
+            "{}: already exists; choose another name, or delete it first",
+            file.display()
+        )));
+    }
+    let description = description.unwrap_or("TODO: the question, in a sentence or two.");
+    let text = zoocheck::template::scenario(info, description);
+    std::fs::create_dir_all(file.parent().expect("RECIPE/NAME.toml has a parent"))
+        .map_err(|error| format!("{}: cannot create: {error}", dir.join(recipe).display()))?;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+        .and_then(|mut out| std::io::Write::write_all(&mut out, text.as_bytes()))
+        .map_err(|error| format!("{}: cannot write: {error}", file.display()))?;
+    outln!("wrote {}", file.display());
+    outln!("next: edit it (decide each [expect] verdict before checking), then");
+    outln!("  zoocheck check {}", file.display());
+    outln!("  cargo test --test scenarios -- {recipe}/{name}   # writes its snapshot for review");
+    outln!("  cargo insta review                                # accept it");
+    Ok(ExitCode::SUCCESS)
+}

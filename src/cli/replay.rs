@@ -1,0 +1,206 @@
+//! `replay` a saved trace against the code as it stands, and `explore` a
+//! scenario in stateright's explorer.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use zoocheck::catalogue;
+use zoocheck::text::{quoted, shorten};
+use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
+
+use crate::cli::load::{load, load_file};
+use crate::UsageError;
+
+/// Replays a saved trace against its scenario as the code stands now.
+pub(crate) fn replay(path: &Path) -> Result<ExitCode, UsageError> {
+    let shown = || shorten(&path.display().to_string(), 200);
+    let text = zoocheck::text::read_text(path)
+        .map_err(|message| UsageError(format!("{}: {message}", shown())))?;
+    let saved: TraceFile = serde_json::from_str(&text).map_err(|e| {
+        UsageError(format!(
+            "{}: not a zoocheck trace: {}",
+            shown(),
+            shorten(&e.to_string(), 300)
+        ))
+    })?;
+    let field = |key: &str, message: String| UsageError(format!("{}: `{key}`: {message}", shown()));
+    if saved.format != TRACE_FORMAT {
+        return Err(field(
+            "format",
+            format!(
+                "{:?}; expected {TRACE_FORMAT:?}",
+                shorten(&saved.format, 60)
+            ),
+        ));
+    }
+    let scenario_file = trace::resolve_stored_path(&saved.file, path).ok_or_else(|| {
+        field(
+            "file",
+            format!(
+                "{} is found neither beside the trace, nor in the current directory, nor above them",
+                quoted(&saved.file.display().to_string(), 200)
+            ),
+        )
+    })?;
+    let scenario = load_file(&scenario_file)?;
+    if saved.scenario != scenario.name {
+        return Err(field(
+            "scenario",
+            format!(
+                "{}, but {} is the scenario {}",
+                quoted(&saved.scenario, 100),
+                scenario_file.display(),
+                scenario.name
+            ),
+        ));
+    }
+    if !(saved.found_by.starts_with("check ") || saved.found_by.starts_with("simulate ")) {
+        return Err(field(
+            "found_by",
+            format!(
+                "{}; expected the command that found it (`check ...` or `simulate ...`)",
+                quoted(&saved.found_by, 100)
+            ),
+        ));
+    }
+    if saved.steps.len() != saved.actions.len() {
+        return Err(field(
+            "steps",
+            format!(
+                "{} steps for {} actions; expected one per action",
+                saved.steps.len(),
+                saved.actions.len()
+            ),
+        ));
+    }
+    let panicked = saved.property == trace::PANIC;
+    let always = if panicked {
+        None
+    } else {
+        let kind = catalogue::find(scenario.subject.recipe).and_then(|recipe| {
+            recipe
+                .properties()
+                .into_iter()
+                .find(|(name, _)| *name == saved.property)
+                .map(|(_, always)| always)
+        });
+        let Some(always) = kind else {
+            return Err(field(
+                "property",
+                format!(
+                    "{} is not a property of {}",
+                    quoted(&saved.property, 100),
+                    scenario.name
+                ),
+            ));
+        };
+        Some(always)
+    };
+    let expected_verdict = match always {
+        None => "panicked",
+        Some(true) => "violated",
+        Some(false) => "reached",
+    };
+    if saved.verdict != expected_verdict {
+        let what = match always {
+            None => "a trace of a panic".to_string(),
+            Some(true) => format!("{} is an `always` property", saved.property),
+            Some(false) => format!("{} is a `sometimes` property", saved.property),
+        };
+        return Err(field(
+            "verdict",
+            format!(
+                "{}; {what}, so expected {expected_verdict:?}",
+                quoted(&saved.verdict, 60)
+            ),
+        ));
+    }
+    let result = scenario.world().retell(&saved.property, &saved.actions);
+    let changed =
+        (result.steps.iter().zip(&saved.steps).enumerate()).filter(|(_, (now, then))| now != then);
+    for (index, (now, then)) in changed {
+        outln!(
+            "note: step {} now reads: {now}\n      it was saved as:  {then}",
+            index + 1
+        );
+    }
+    let steps = saved.actions.len();
+    match result.stop {
+        None if panicked => {
+            outln!(
+                "replayed all {steps} steps of {}, but it no longer panics",
+                saved.scenario
+            );
+            Ok(ExitCode::from(1))
+        }
+        None if result.reached => {
+            outln!(
+                "replayed {steps} steps of {}: {} is {} again",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        None => {
+            outln!(
+                "replayed all {steps} steps of {}, but {} is no longer {}",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            Ok(ExitCode::from(1))
+        }
+        Some(Stop::Panicked { step, message, .. }) if panicked && step == steps => {
+            outln!(
+                "replayed {steps} steps of {}: the model panics again: {}",
+                saved.scenario,
+                shorten(&message, 500)
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        Some(Stop::Panicked {
+            step,
+            action,
+            message,
+        }) => {
+            let at = match action {
+                Some(action) => format!("at step {step} ({action:?})"),
+                None => format!("listing what can happen after step {step}"),
+            };
+            outln!("the model panicked {at}: {}", shorten(&message, 500));
+            Ok(ExitCode::from(1))
+        }
+        Some(Stop::Diverged { step, action }) => {
+            let saved_text = saved.steps.get(step - 1).cloned().unwrap_or_default();
+            outln!(
+                "diverged at step {step}: {} is not possible there any more (it was: {})",
+                shorten(&format!("{action:?}"), 200),
+                shorten(&saved_text, 500)
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `explore`: serves stateright's explorer of a scenario's world until the
+/// process is stopped.
+pub(crate) fn explore(path: &Path, port: u16) -> Result<ExitCode, UsageError> {
+    let (scenarios, refused) = load(&[path.to_path_buf()])?;
+    if let Some(error) = refused.into_iter().next() {
+        return Err(UsageError(error.to_string()));
+    }
+    let scenario = scenarios
+        .into_iter()
+        .next()
+        .expect("load answers at least one scenario");
+    let address = format!("127.0.0.1:{port}");
+    // stateright's explorer panics on a port it cannot bind: ask first.
+    drop(std::net::TcpListener::bind(&address).map_err(|e| UsageError(format!("{address}: {e}")))?);
+    eprintln!(
+        "exploring {} at http://{address}/ (Ctrl-C to stop)",
+        scenario.name
+    );
+    scenario.world().explore(&address);
+    Ok(ExitCode::SUCCESS)
+}

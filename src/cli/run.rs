@@ -1,0 +1,607 @@
+//! `check` and `simulate`: each scenario's verdicts as a table (or JSON),
+//! its counterexamples, what it covered, and the exit code.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use serde::Serialize;
+use zoocheck::check::{Judgement, Limit, Outcome, Verdict};
+use zoocheck::report::{Checked, Destination};
+use zoocheck::scenario::Scenario;
+use zoocheck::simulate::SimulateOptions;
+use zoocheck::text::{quoted, shorten};
+use zoocheck::trace::{self};
+
+use crate::cli::list::plural;
+use crate::cli::load::load;
+use crate::cli::traces::TraceWriter;
+use crate::{UsageError, EXIT_INCOMPLETE};
+
+/// What `run` does with each scenario, with the options that matter to
+/// its report.
+#[derive(Clone, Copy)]
+pub(crate) enum Mode<'a> {
+    Check {
+        /// The properties `--witness` asks to see a shortest run of.
+        witness: &'a [String],
+        /// `--coverage`.
+        coverage: bool,
+    },
+    Simulate {
+        options: SimulateOptions,
+        /// The one property `--reproduce` asks about.
+        reproduce: Option<&'a str>,
+    },
+}
+
+#[derive(Serialize)]
+struct JsonScenario<'a> {
+    scenario: &'a str,
+    file: &'a Path,
+    mode: &'static str,
+    /// The walks a simulation took.
+    walks: Option<u64>,
+    unique_states: usize,
+    states: usize,
+    /// The deepest path explored (or the longest walk), in steps.
+    max_depth: usize,
+    seconds: f64,
+    complete: bool,
+    /// The limit the search stopped at, if it did.
+    stopped: Option<&'static str>,
+    as_expected: bool,
+    panic: Option<&'a str>,
+    properties: Vec<JsonProperty>,
+    /// A check's coverage: each recipe phase and budgeted fault kind with
+    /// whether the search entered (injected) it.
+    coverage: Option<JsonCoverage<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCoverage<'a> {
+    phases: Vec<JsonCovered<'a>>,
+    faults: Vec<JsonCovered<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonCovered<'a> {
+    name: &'a str,
+    covered: bool,
+}
+
+#[derive(Serialize)]
+struct JsonProperty {
+    name: &'static str,
+    expected: &'static str,
+    actual: &'static str,
+    proven: bool,
+    as_expected: bool,
+    seed: Option<u64>,
+    /// The counterexample's length, for a violated property.
+    steps: Option<usize>,
+    /// Whether that counterexample is known to be a shortest one.
+    shortest: Option<bool>,
+    /// A simulation's counterexample: its walk's length before shrinking,
+    /// and whether shrinking ended before its limit of steps.
+    shrunk_from: Option<usize>,
+    shrunk_complete: Option<bool>,
+    trace: Option<Vec<String>>,
+}
+
+pub(crate) fn run(
+    paths: &[PathBuf],
+    json: bool,
+    trace_out: Option<&Path>,
+    report: Option<&Path>,
+    mode: Mode,
+    mut check: impl FnMut(&Scenario) -> (Outcome, String),
+) -> Result<ExitCode, UsageError> {
+    let (scenarios, refused) = load(paths)?;
+    if scenarios.is_empty() {
+        // Nothing to check: the errors are the whole answer.
+        let mut refused = refused.into_iter();
+        let first = refused.next().expect("load refuses or loads each file");
+        for error in refused {
+            eprintln!("zoocheck: {error}");
+        }
+        return Err(UsageError(first.to_string()));
+    }
+    if let Mode::Simulate {
+        reproduce: Some(property),
+        ..
+    } = mode
+    {
+        for scenario in &scenarios {
+            if !scenario.expect.iter().any(|(name, _)| *name == property) {
+                let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--reproduce {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    scenario.name,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    if let Mode::Check { witness, .. } = mode {
+        // A scenario without the property shows no run of it; a property no
+        // scenario has is a typo.
+        for property in witness {
+            if !scenarios
+                .iter()
+                .any(|scenario| scenario.expect.iter().any(|(name, _)| name == property))
+            {
+                let known: Vec<&str> = scenarios[0].expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--witness {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    if scenarios.len() == 1 {
+                        scenarios[0].name.clone()
+                    } else {
+                        "any scenario given".to_string()
+                    },
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    for error in &refused {
+        eprintln!("zoocheck: {error}");
+    }
+    let mut traces = TraceWriter::new(trace_out)?;
+    // Checked before the search, which may be long, and written after it.
+    let report = report.map(Destination::prepare).transpose()?;
+    let mut judgements = Vec::new();
+    let mut outcomes = Vec::new();
+    let mut commands = Vec::new();
+    let columns = Columns::fit(&scenarios);
+    if !json {
+        print_header(mode, columns);
+    }
+    for scenario in &scenarios {
+        let (outcome, found_by) = check(scenario);
+        judgements.push(outcome.judgement());
+        traces.write(scenario, &outcome, &found_by)?;
+        if !json {
+            print_rows(scenario, &outcome, mode, columns);
+        }
+        outcomes.push(outcome);
+        commands.push(found_by);
+    }
+    // `--reproduce`: only whether the walks found that one property counts.
+    if let Mode::Simulate {
+        reproduce: Some(property),
+        ..
+    } = mode
+    {
+        if !json {
+            outln!("");
+        }
+        judgements = scenarios
+            .iter()
+            .zip(&outcomes)
+            .map(|(scenario, outcome)| reproduced(scenario, outcome, property, json))
+            .collect();
+    }
+    if json {
+        let json_out: Vec<JsonScenario> = scenarios
+            .iter()
+            .zip(&outcomes)
+            .map(|(scenario, outcome)| json_scenario(scenario, outcome, mode))
+            .collect();
+        outln!("{}", serde_json::to_string_pretty(&json_out)?);
+    }
+    let not_met = judgements
+        .iter()
+        .filter(|j| **j == Judgement::NotMet)
+        .count();
+    let unproven = judgements
+        .iter()
+        .filter(|j| **j == Judgement::Unproven)
+        .count();
+    let simulating = matches!(mode, Mode::Simulate { .. });
+    let reproducing = matches!(
+        mode,
+        Mode::Simulate {
+            reproduce: Some(_),
+            ..
+        }
+    );
+    let checked = plural(scenarios.len(), "scenario");
+    let summary = if not_met > 0 {
+        format!("{checked}: SOME EXPECTATIONS NOT MET")
+    } else if simulating {
+        format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+    } else if unproven > 0 {
+        format!(
+            "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
+            if unproven == 1 { "has" } else { "have" }
+        )
+    } else {
+        format!("{checked}: every expectation met")
+    };
+    if let Some(destination) = report {
+        let checked: Vec<Checked> = scenarios
+            .iter()
+            .zip(&outcomes)
+            .zip(&commands)
+            .map(|((scenario, outcome), found_by)| Checked {
+                scenario,
+                outcome,
+                found_by,
+            })
+            .collect();
+        let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
+        destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
+        if destination.replaces {
+            eprintln!("note: replacing {}", destination.index.display());
+        }
+        eprintln!("wrote {}", destination.index.display());
+    }
+    if !json && !reproducing {
+        outln!("");
+        outln!("{summary}");
+        if !refused.is_empty() {
+            outln!(
+                "{} refused (see the errors above)",
+                plural(refused.len(), "file")
+            );
+        }
+    }
+    Ok(if not_met > 0 {
+        ExitCode::from(1)
+    } else if !refused.is_empty() {
+        ExitCode::from(2)
+    } else if unproven > 0 && !simulating {
+        ExitCode::from(EXIT_INCOMPLETE)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `--reproduce`: whether a walk found the one property asked about, said in
+/// one line; only that counts.
+fn reproduced(scenario: &Scenario, outcome: &Outcome, property: &str, json: bool) -> Judgement {
+    let found = outcome
+        .properties
+        .iter()
+        .find(|p| p.name == property)
+        .expect("checked against the scenario's properties");
+    let verb = match found.actual {
+        Verdict::Violated | Verdict::Holds => "violates",
+        Verdict::Reached | Verdict::Unreached => "reaches",
+    };
+    match (&found.trace, found.seed) {
+        (Some(trace), Some(seed)) => {
+            let expected = if found.as_expected() {
+                "as the scenario expects"
+            } else {
+                "NOT as the scenario expects"
+            };
+            if !json {
+                let steps = match found.shrunk {
+                    Some(shrunk) => {
+                        format!("{} steps, shrunk to {}", shrunk.from, trace.steps.len())
+                    }
+                    None => format!("{} steps", trace.steps.len()),
+                };
+                outln!(
+                    "reproduced: the walk with seed {seed} {verb} {property} of {} in {steps} ({expected})",
+                    scenario.name
+                );
+            }
+            Judgement::Met
+        }
+        _ => {
+            if !json {
+                outln!(
+                    "not reproduced: no walk {verb} {property} of {}",
+                    scenario.name
+                );
+            }
+            Judgement::NotMet
+        }
+    }
+}
+
+fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -> JsonScenario<'a> {
+    JsonScenario {
+        scenario: &scenario.name,
+        file: &scenario.file,
+        mode: match mode {
+            Mode::Check { .. } => "check",
+            Mode::Simulate { .. } => "simulate",
+        },
+        walks: matches!(mode, Mode::Simulate { .. }).then_some(outcome.walks),
+        unique_states: outcome.unique_states,
+        states: outcome.states,
+        max_depth: outcome.max_depth,
+        seconds: outcome.elapsed.as_secs_f64(),
+        complete: outcome.complete(),
+        stopped: outcome.stopped.map(Limit::name),
+        as_expected: outcome.as_expected(),
+        panic: outcome.panic.as_ref().map(|panic| panic.message.as_str()),
+        properties: outcome
+            .properties
+            .iter()
+            .map(|p| {
+                let violated = p.trace.as_ref().filter(|_| p.actual == Verdict::Violated);
+                JsonProperty {
+                    name: p.name,
+                    expected: p.expected.name(),
+                    actual: p.actual.name(),
+                    proven: p.proven,
+                    as_expected: p.as_expected(),
+                    seed: p.seed,
+                    steps: violated.map(|t| t.steps.len()),
+                    shortest: violated.map(|t| t.shortest),
+                    shrunk_from: p.shrunk.map(|shrunk| shrunk.from),
+                    shrunk_complete: p.shrunk.map(|shrunk| shrunk.complete),
+                    trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
+                }
+            })
+            .collect(),
+        coverage: outcome.coverage.as_ref().map(|coverage| {
+            let covered = |items: &'a [(&'static str, bool)]| {
+                items
+                    .iter()
+                    .map(|&(name, covered)| JsonCovered { name, covered })
+                    .collect()
+            };
+            JsonCoverage {
+                phases: covered(&coverage.phases),
+                faults: covered(&coverage.faults),
+            }
+        }),
+    }
+}
+
+/// The widths of the table's name columns: as wide as the longest scenario
+/// and property names to be printed, so that long names keep it aligned.
+#[derive(Clone, Copy)]
+struct Columns {
+    scenario: usize,
+    property: usize,
+}
+
+impl Columns {
+    fn fit(scenarios: &[Scenario]) -> Columns {
+        let longest = |lengths: &mut dyn Iterator<Item = usize>, header: &str| {
+            lengths.max().unwrap_or(0).max(header.len())
+        };
+        Columns {
+            scenario: longest(&mut scenarios.iter().map(|s| s.name.len()), "scenario"),
+            property: longest(
+                &mut scenarios
+                    .iter()
+                    .flat_map(|s| s.expect.iter().map(|(name, _)| name.len())),
+                "property",
+            ),
+        }
+    }
+}
+
+fn print_header(mode: Mode, columns: Columns) {
+    let Columns {
+        scenario: sw,
+        property: pw,
+    } = columns;
+    match mode {
+        Mode::Check { .. } => outln!(
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "scenario",
+            "property",
+            "expected",
+            "actual",
+            "unique",
+            "deepest",
+            "steps",
+            "seconds",
+            "states/s"
+        ),
+        Mode::Simulate { .. } => outln!(
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "scenario",
+            "property",
+            "expected",
+            "actual",
+            "walked",
+            "longest",
+            "steps",
+            "seconds",
+            "steps/s"
+        ),
+    }
+}
+
+fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Columns) {
+    let Columns {
+        scenario: sw,
+        property: pw,
+    } = columns;
+    let seconds = outcome.elapsed.as_secs_f64();
+    let counted = match mode {
+        Mode::Check { .. } => outcome.unique_states,
+        Mode::Simulate { .. } => outcome.states,
+    };
+    let rate = if seconds > 0.0 {
+        counted as f64 / seconds
+    } else {
+        0.0
+    };
+    for property in &outcome.properties {
+        let mark = match property.judgement() {
+            Judgement::Met => "",
+            Judgement::NotMet => "  <- NOT AS EXPECTED",
+            Judgement::Unproven if property.as_expected() => "",
+            Judgement::Unproven => "  <- none found in the part searched",
+        };
+        // The counterexample's length (a simulation's: where its walk found
+        // it), starred where a check could not find the shortest.
+        let steps = property
+            .trace
+            .as_ref()
+            .filter(|_| property.actual == Verdict::Violated)
+            .map_or("-".to_string(), |trace| {
+                let star = if trace.shortest || !matches!(mode, Mode::Check { .. }) {
+                    ""
+                } else {
+                    "*"
+                };
+                format!("{}{star}", trace.steps.len())
+            });
+        outln!(
+            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
+            scenario.name,
+            property.name,
+            property.expected.name(),
+            property.shown(),
+            counted,
+            outcome.max_depth,
+            steps,
+            seconds,
+            rate
+        );
+    }
+    let unshortened = outcome.properties.iter().any(|property| {
+        property.actual == Verdict::Violated
+            && property.trace.as_ref().is_some_and(|trace| !trace.shortest)
+    });
+    if unshortened && matches!(mode, Mode::Check { .. }) {
+        outln!("  (* a counterexample not known to be the shortest: the search for it stopped at a limit)");
+    }
+    if let Mode::Simulate { options, .. } = mode {
+        for property in &outcome.properties {
+            let (Some(trace), Some(seed)) = (&property.trace, property.seed) else {
+                continue;
+            };
+            let what = match property.actual {
+                Verdict::Violated => format!("counterexample to {}", property.name),
+                _ if !property.as_expected() => format!(
+                    "{} reached, which the scenario expects {}",
+                    property.name,
+                    property.expected.name()
+                ),
+                _ => continue,
+            };
+            outln!(
+                "  {what} ({}; walk seed {seed}); reproduce the walk with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
+                shrunk_steps(trace, property.shrunk),
+                scenario.file.display(),
+                options.max_depth,
+                property.name
+            );
+        }
+        if outcome.walks < options.runs {
+            outln!(
+                "  (stopped at the first walk to find something unexpected, seed {}: {} of {} walks taken)",
+                options.seed.wrapping_add(outcome.walks - 1),
+                outcome.walks,
+                options.runs
+            );
+        }
+    }
+    if let Mode::Check { witness, coverage } = mode {
+        print_coverage(outcome, coverage);
+        for name in witness {
+            print_witness(outcome, name);
+        }
+    }
+    if let Some(panic) = &outcome.panic {
+        outln!(
+            "  THE MODEL PANICKED in {}: {}",
+            scenario.name,
+            shorten(&panic.message, 500)
+        );
+        if let Some(trace) = &panic.trace {
+            outln!(
+                "  after {} steps (the trace file replays them)",
+                trace.steps.len()
+            );
+        }
+    }
+    match (outcome.stopped, mode) {
+        (Some(Limit::Memory), Mode::Check { .. }) => outln!(
+            "  ({} at {} unique states: a `?` verdict is unproven; to go further, give it more memory with --max-memory, ask with fewer clients or faults, or walk the space with `zoocheck simulate`)",
+            Limit::Memory.describe(),
+            outcome.unique_states
+        ),
+        (Some(limit), Mode::Check { .. }) => outln!(
+            "  ({}: a `?` verdict is unproven)",
+            limit.describe()
+        ),
+        _ => {}
+    }
+}
+
+/// Under a check's rows: why a `sometimes` went unreached (the phases no
+/// client entered), and with `--coverage` everything the search covered.
+fn print_coverage(outcome: &Outcome, all: bool) {
+    if let Some(why) = zoocheck::check::unreached_why(outcome) {
+        outln!("  {why}");
+    }
+    let Some(coverage) = outcome.coverage.as_ref().filter(|_| all) else {
+        return;
+    };
+    let names = zoocheck::check::names_or_none;
+    outln!(
+        "  phases entered: {}",
+        names(&coverage.phases_entered(true))
+    );
+    outln!(
+        "  phases never entered: {}",
+        names(&coverage.phases_entered(false))
+    );
+    if coverage.faults.is_empty() {
+        outln!("  faults: none budgeted");
+    } else {
+        outln!(
+            "  faults injected: {}",
+            names(&coverage.faults_injected(true))
+        );
+        outln!(
+            "  faults never injected: {}",
+            names(&coverage.faults_injected(false))
+        );
+    }
+}
+
+/// `--witness NAME`: the shortest run that shows the property, or why none does.
+fn print_witness(outcome: &Outcome, name: &str) {
+    let Some(property) = outcome.properties.iter().find(|p| p.name == name) else {
+        return;
+    };
+    match (&property.trace, property.actual) {
+        (Some(trace), Verdict::Reached | Verdict::Violated) => {
+            let what = if property.actual == Verdict::Reached {
+                "witness of"
+            } else {
+                "counterexample to"
+            };
+            let shortest = if trace.shortest {
+                ""
+            } else {
+                ", not known to be the shortest"
+            };
+            outln!("\n  {what} {name} ({} steps{shortest}):", trace.steps.len());
+            for line in trace.to_string().lines() {
+                outln!("  {line}");
+            }
+        }
+        _ => outln!("  {name}: no run shows it ({})", property.shown()),
+    }
+}
+
+/// A simulated counterexample's length, and its walk's before shrinking:
+/// `12 steps, shrunk from 18`.
+fn shrunk_steps(trace: &trace::Trace, shrunk: Option<zoocheck::shrink::Shrinking>) -> String {
+    let steps = trace.steps.len();
+    match shrunk {
+        Some(shrunk) if shrunk.complete => format!("{steps} steps, shrunk from {}", shrunk.from),
+        Some(shrunk) => format!(
+            "{steps} steps, shrunk from {} until the limit of {} steps",
+            shrunk.from, shrunk.steps
+        ),
+        None => format!("{steps} steps"),
+    }
+}

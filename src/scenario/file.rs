@@ -1,0 +1,645 @@
+//! A scenario file's text, read and validated section by section into a
+//! [`Scenario`]. Each section has its function; each error names the file,
+//! the key and what was expected.
+
+use std::collections::BTreeMap;
+use std::path::Path as FsPath;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::{Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX};
+use crate::catalogue::{self, AnyRecipe};
+use crate::check::Verdict;
+use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
+use crate::store::{ChildOrder, StoreConfig};
+use crate::text::{did_you_mean, expected_one_of};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    description: String,
+    recipe: String,
+    variant: Option<String>,
+    clients: Option<u8>,
+    script: Option<Vec<String>>,
+    scripts: Option<Vec<Vec<String>>>,
+    #[serde(default)]
+    client: Vec<ClientSection>,
+    params: Option<toml::Table>,
+    #[serde(default)]
+    faults: FaultsSection,
+    #[serde(default)]
+    fault: Vec<AimedSection>,
+    #[serde(default)]
+    store: StoreSection,
+    expect: BTreeMap<String, String>,
+}
+
+/// A `[[client]]` table: what one client does differently from the rest.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClientSection {
+    variant: Option<String>,
+    script: Option<Vec<String>>,
+}
+
+/// The `[faults]` table: a budget at any client for each kind of fault,
+/// by the names [`DECLARATIONS`] gives them, and `expire_anytime`. Read as
+/// spanned keys and values, so that an error names its line.
+type FaultsSection = BTreeMap<Spanned<String>, Spanned<toml::Value>>;
+
+/// The keys `[faults]` takes: every kind's name, then `expire_anytime`.
+const FAULTS_KEYS: [&str; KINDS + 1] = {
+    let mut keys = ["expire_anytime"; KINDS + 1];
+    let mut kind = 0;
+    while kind < KINDS {
+        keys[kind] = DECLARATIONS[kind].name;
+        kind += 1;
+    }
+    keys
+};
+
+/// A `[[fault]]` table: a fault aimed at one client or at a part.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AimedSection {
+    kind: String,
+    client: Option<u8>,
+    target: Option<String>,
+    #[serde(default = "one")]
+    count: u8,
+}
+
+fn one() -> u8 {
+    1
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+struct StoreSection {
+    sequence_bits: Option<u32>,
+    child_order: Option<String>,
+}
+
+/// Makes errors about one file.
+struct Errors<'a> {
+    file: &'a FsPath,
+    text: &'a str,
+}
+
+impl Errors<'_> {
+    fn at(&self, key: &str, message: String) -> ScenarioError {
+        ScenarioError {
+            file: self.file.to_path_buf(),
+            key: key.to_string(),
+            message,
+        }
+    }
+
+    /// An error at what starts at byte `offset`, naming its line.
+    fn at_line(&self, key: &str, message: String, offset: usize) -> ScenarioError {
+        let line = self.text[..offset.min(self.text.len())]
+            .matches('\n')
+            .count()
+            + 1;
+        self.at(key, format!("{message} (line {line})"))
+    }
+}
+
+/// Parses and validates scenario text; `file` is only for messages.
+pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
+    let errors = Errors { file, text };
+    let raw = read_toml(text, &errors)?;
+    let recipe = catalogue::find(&raw.recipe).ok_or_else(|| {
+        errors.at(
+            "recipe",
+            format!(
+                "unknown recipe {}",
+                expected_one_of(&raw.recipe, &catalogue::names())
+            ),
+        )
+    })?;
+    let clients = clients(&raw, &errors)?;
+    let scripts = scripts(&raw, recipe, clients, &errors)?;
+    let variants = variants(&raw, recipe, clients, &errors)?;
+    let params = raw.params.clone().unwrap_or_default();
+    recipe
+        .check_params(&params, &scripts)
+        .map_err(|(key, message)| errors.at(&key, message))?;
+    let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
+    let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
+    let store = store(&raw.store, &errors)?;
+    let expect = expect(&raw.expect, recipe, &errors)?;
+    Ok(Scenario {
+        name: name.to_string(),
+        file: file.to_path_buf(),
+        description: raw.description,
+        subject: Subject {
+            recipe: recipe.name(),
+            variants,
+            scripts,
+        },
+        clients,
+        params,
+        budget,
+        expire_anytime,
+        store,
+        expect,
+    })
+}
+
+/// The file as TOML, or an error naming the line and the key.
+fn read_toml(text: &str, errors: &Errors) -> Result<File, ScenarioError> {
+    toml::from_str(text).map_err(|e| {
+        // Serde's type names are for programmers; say what a person writes.
+        let message = e.message();
+        match e.span() {
+            Some(span) => {
+                let line = text[..span.start].matches('\n').count() + 1;
+                let key = key_at(text, span.start, message);
+                let message = for_people(message, &key);
+                errors.at(&key, format!("{message} (line {line})"))
+            }
+            None => errors.at("", for_people(message, "")),
+        }
+    })
+}
+
+/// How many clients: `clients`, or as many as `[[client]]` tables.
+fn clients(raw: &File, errors: &Errors) -> Result<u8, ScenarioError> {
+    let tables = raw.client.len();
+    let clients = match raw.clients {
+        Some(clients) => {
+            if tables > 0 && tables != usize::from(clients) {
+                return Err(errors.at(
+                    "client",
+                    format!("{tables} [[client]] tables for {clients} clients; expected one per client"),
+                ));
+            }
+            clients
+        }
+        None if tables > 0 => u8::try_from(tables).unwrap_or(u8::MAX),
+        None => {
+            return Err(errors.at(
+                "clients",
+                format!("missing; expected a whole number from 1 to {CLIENTS_MAX}, or one [[client]] table per client"),
+            ))
+        }
+    };
+    if clients == 0 || clients > CLIENTS_MAX {
+        return Err(errors.at(
+            "clients",
+            format!("{clients} clients; expected 1 to {CLIENTS_MAX}"),
+        ));
+    }
+    Ok(clients)
+}
+
+/// Each client's script: its `[[client]]`'s, else its entry of `scripts`,
+/// else `script`; checked command by command, then as a group.
+fn scripts(
+    raw: &File,
+    recipe: &dyn AnyRecipe,
+    clients: u8,
+    errors: &Errors,
+) -> Result<Vec<Vec<&'static str>>, ScenarioError> {
+    let commands = recipe.commands();
+    if raw.script.is_some() && raw.scripts.is_some() {
+        return Err(errors.at(
+            "scripts",
+            "given beside `script`; expected one of them (`script` for every client alike, `scripts` for one each)".into(),
+        ));
+    }
+    if let Some(scripts) = &raw.scripts {
+        if scripts.len() != usize::from(clients) {
+            return Err(errors.at(
+                "scripts",
+                format!(
+                    "{} scripts for {clients} clients; expected one per client",
+                    scripts.len()
+                ),
+            ));
+        }
+    }
+    let mut checked = Vec::with_capacity(usize::from(clients));
+    for client in 0..usize::from(clients) {
+        let own = raw
+            .client
+            .get(client)
+            .and_then(|table| table.script.as_ref());
+        let (key, script) = match (own, &raw.scripts, &raw.script) {
+            (Some(_), Some(_), _) => {
+                return Err(errors.at(
+                    &format!("client[{client}].script"),
+                    "given beside `scripts`; expected a client's script in one place".into(),
+                ));
+            }
+            (Some(script), None, _) => (format!("client[{client}].script"), script),
+            (None, Some(scripts), _) => (format!("scripts[{client}]"), &scripts[client]),
+            (None, None, Some(script)) => ("script".to_string(), script),
+            (None, None, None) => {
+                return Err(errors.at(
+                    "script",
+                    format!(
+                        "missing; expected `script` (every client alike), `scripts` (one per client) or a `script` in each [[client]], with commands of {}",
+                        commands.join(", ")
+                    ),
+                ))
+            }
+        };
+        if script.is_empty() || script.len() > SCRIPT_LEN_MAX {
+            return Err(errors.at(
+                &key,
+                format!(
+                    "{} commands; expected 1 to {SCRIPT_LEN_MAX} of {}",
+                    script.len(),
+                    commands.join(", ")
+                ),
+            ));
+        }
+        let script = script
+            .iter()
+            .map(|command| {
+                known(&commands, command)
+                    .ok_or_else(|| errors.at(&key, expected_one_of(command, &commands)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        checked.push(script);
+    }
+    let group_key = if raw.scripts.is_some() {
+        "scripts"
+    } else if raw.client.iter().any(|table| table.script.is_some()) {
+        "client"
+    } else {
+        "script"
+    };
+    recipe
+        .check_scripts(&checked)
+        .map_err(|expected| errors.at(group_key, expected))?;
+    Ok(checked)
+}
+
+/// Each client's variant: its `[[client]]`'s, else `variant`.
+fn variants(
+    raw: &File,
+    recipe: &dyn AnyRecipe,
+    clients: u8,
+    errors: &Errors,
+) -> Result<Vec<&'static str>, ScenarioError> {
+    let names = recipe.variants();
+    (0..usize::from(clients))
+        .map(|client| {
+            let own = raw.client.get(client).and_then(|table| table.variant.as_ref());
+            let (key, name) = match (own, &raw.variant) {
+                (Some(name), _) => (format!("client[{client}].variant"), name),
+                (None, Some(name)) => ("variant".to_string(), name),
+                (None, None) => {
+                    return Err(errors.at(
+                        "variant",
+                        format!(
+                            "missing; expected `variant` (every client's) or a `variant` in each [[client]], one of {}",
+                            names.join(", ")
+                        ),
+                    ))
+                }
+            };
+            known(&names, name).ok_or_else(|| errors.at(&key, expected_one_of(name, &names)))
+        })
+        .collect()
+}
+
+/// The `[faults]` table: each kind's budget at any client, by the names
+/// its declaration gives, and `expire_anytime`.
+fn faults_any(
+    section: &FaultsSection,
+    errors: &Errors,
+) -> Result<([u8; KINDS], bool), ScenarioError> {
+    let mut any = [0; KINDS];
+    let mut expire_anytime = false;
+    for (key, value) in section {
+        let name = key.get_ref().as_str();
+        let at = |message: String| {
+            errors.at_line(&format!("faults.{name}"), message, value.span().start)
+        };
+        if name == "expire_anytime" {
+            expire_anytime = match value.get_ref() {
+                toml::Value::Boolean(switch) => *switch,
+                other => {
+                    return Err(at(format!(
+                        "invalid type: {}, expected a boolean",
+                        value_words(other)
+                    )))
+                }
+            };
+            continue;
+        }
+        let Some(kind) = Kind::named(name) else {
+            let expected: Vec<String> = FAULTS_KEYS.iter().map(|key| format!("`{key}`")).collect();
+            return Err(errors.at_line(
+                &format!("faults.{}", crate::text::shorten(name, 60)),
+                format!(
+                    "unknown field `{name}`, expected one of {}",
+                    expected.join(", ")
+                ),
+                key.span().start,
+            ));
+        };
+        let whole = format!("a whole number from 0 to {FAULT_BUDGET_MAX}");
+        let count = match value.get_ref() {
+            toml::Value::Integer(count) => u8::try_from(*count).map_err(|_| {
+                at(format!(
+                    "invalid value: integer `{count}`, expected {whole}"
+                ))
+            })?,
+            other => {
+                return Err(at(format!(
+                    "invalid type: {}, expected {whole}",
+                    value_words(other)
+                )))
+            }
+        };
+        if count > FAULT_BUDGET_MAX {
+            return Err(errors.at(
+                &format!("faults.{name}"),
+                format!("{count}; expected at most {FAULT_BUDGET_MAX} (every fault multiplies the states)"),
+            ));
+        }
+        any[kind as usize] = count;
+    }
+    Ok((any, expire_anytime))
+}
+
+/// A TOML value's type in serde's words: `string "1"`, `floating point `1.5``.
+fn value_words(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(text) => format!("string {text:?}"),
+        toml::Value::Integer(number) => format!("integer `{number}`"),
+        toml::Value::Float(number) => format!("floating point `{number}`"),
+        toml::Value::Boolean(switch) => format!("boolean `{switch}`"),
+        toml::Value::Datetime(_) => "datetime".to_string(),
+        toml::Value::Array(_) => "sequence".to_string(),
+        toml::Value::Table(_) => "map".to_string(),
+    }
+}
+
+/// The fault budgets: `[faults]` at any client and each `[[fault]]` aimed.
+fn faults(
+    raw: &File,
+    any: [u8; KINDS],
+    expire_anytime: bool,
+    recipe: &dyn AnyRecipe,
+    clients: u8,
+    errors: &Errors,
+) -> Result<FaultBudget, ScenarioError> {
+    let mut budget = FaultBudget {
+        any,
+        aimed: Vec::new(),
+    };
+    if raw.fault.len() > AIMED_MAX {
+        return Err(errors.at(
+            "fault",
+            format!(
+                "{} aimed faults; expected at most {AIMED_MAX}",
+                raw.fault.len()
+            ),
+        ));
+    }
+    for (index, section) in raw.fault.iter().enumerate() {
+        budget
+            .aimed
+            .push(aimed(section, index, recipe, clients, errors)?);
+    }
+    let (restarts, crashes) = (budget.total(Kind::Restart), budget.total(Kind::Crash));
+    if restarts > crashes {
+        return Err(errors.at(
+            "faults.restart",
+            format!(
+                "{restarts} restarts but only {crashes} crashes; a restart needs a crashed client"
+            ),
+        ));
+    }
+    recipe
+        .check_faults(&budget)
+        .map_err(|(key, message)| errors.at(key, message))?;
+    if expire_anytime && budget.total(Kind::Expire) == 0 {
+        return Err(errors.at(
+            "faults.expire_anytime",
+            "true but no expiry is budgeted; set `faults.expire` or aim an expiry for it to mean anything"
+                .into(),
+        ));
+    }
+    Ok(budget)
+}
+
+/// One `[[fault]]`: its kind, whom it aims at, and how many times.
+fn aimed(
+    section: &AimedSection,
+    index: usize,
+    recipe: &dyn AnyRecipe,
+    clients: u8,
+    errors: &Errors,
+) -> Result<Aimed, ScenarioError> {
+    let key = |field: &str| format!("fault[{index}].{field}");
+    let kind = Kind::named(&section.kind)
+        .ok_or_else(|| errors.at(&key("kind"), expected_one_of(&section.kind, &Kind::names())))?;
+    if section.count == 0 || section.count > FAULT_BUDGET_MAX {
+        return Err(errors.at(
+            &key("count"),
+            format!("{}; expected 1 to {FAULT_BUDGET_MAX}", section.count),
+        ));
+    }
+    let parts = recipe.parts();
+    let target = match (section.client, &section.target) {
+        (Some(client), None) if client < clients => Target::Client(usize::from(client)),
+        (Some(client), None) => {
+            return Err(errors.at(
+                &key("client"),
+                format!(
+                    "c{client}, but there are {clients} clients; expected 0 to {}",
+                    clients - 1
+                ),
+            ))
+        }
+        (None, Some(name)) => {
+            let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+            let index = names
+                .iter()
+                .position(|known| known == name)
+                .ok_or_else(|| {
+                    errors.at(
+                        &key("target"),
+                        format!(
+                            "no part of `{}` is called that: {}",
+                            recipe.name(),
+                            expected_one_of(name, &names)
+                        ),
+                    )
+                })?;
+            Target::Role {
+                index: index as u8,
+                name: names[index],
+            }
+        }
+        (Some(_), Some(_)) => return Err(errors.at(
+            &key("target"),
+            "given beside `client`; expected one of them (a client by number, or a part it plays)"
+                .into(),
+        )),
+        (None, None) => {
+            let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+            return Err(errors.at(
+                &format!("fault[{index}]"),
+                format!(
+                    "aims at nobody; expected `client = N` or `target` = one of {}",
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    Ok(Aimed {
+        kind,
+        target,
+        count: section.count,
+    })
+}
+
+/// The server's settings.
+fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, ScenarioError> {
+    let mut store = StoreConfig::default();
+    if let Some(bits) = section.sequence_bits {
+        if !(2..=32).contains(&bits) {
+            return Err(errors.at("store.sequence_bits", format!("{bits}; expected 2 to 32")));
+        }
+        store.sequence_bits = bits;
+    }
+    if let Some(order) = &section.child_order {
+        store.child_order = match order.as_str() {
+            "hashed" => ChildOrder::Hashed,
+            "reversed" => ChildOrder::Reversed,
+            other => {
+                return Err(errors.at(
+                    "store.child_order",
+                    expected_one_of(other, &["hashed", "reversed"]),
+                ))
+            }
+        };
+    }
+    Ok(store)
+}
+
+/// Every property of the recipe with its expected verdict, in the recipe's
+/// order; a property the recipe does not have is an error.
+fn expect(
+    given: &BTreeMap<String, String>,
+    recipe: &dyn AnyRecipe,
+    errors: &Errors,
+) -> Result<Vec<(&'static str, Verdict)>, ScenarioError> {
+    let properties = recipe.properties();
+    let known: Vec<&str> = properties.iter().map(|(p, _)| *p).collect();
+    if let Some(unknown) = given.keys().find(|key| !known.contains(&key.as_str())) {
+        let hint = did_you_mean(unknown, &known)
+            .map(|near| format!("did you mean `{near}`? "))
+            .unwrap_or_default();
+        return Err(errors.at(
+            &format!("expect.{unknown}"),
+            format!(
+                "no such property of `{}`; {hint}expected one of {}",
+                recipe.name(),
+                known.join(", ")
+            ),
+        ));
+    }
+    let mut expect = Vec::new();
+    for (property, always) in &properties {
+        let key = format!("expect.{property}");
+        let allowed: [&str; 2] = if *always {
+            ["holds", "violated"]
+        } else {
+            ["reached", "unreached"]
+        };
+        let verdict = given.get(*property).ok_or_else(|| {
+            errors.at(
+                &key,
+                format!("missing; expected {} or {}", allowed[0], allowed[1]),
+            )
+        })?;
+        let verdict = match verdict.as_str() {
+            "holds" if *always => Verdict::Holds,
+            "violated" if *always => Verdict::Violated,
+            "reached" if !*always => Verdict::Reached,
+            "unreached" if !*always => Verdict::Unreached,
+            other => return Err(errors.at(&key, expected_one_of(other, &allowed))),
+        };
+        expect.push((*property, verdict));
+    }
+    Ok(expect)
+}
+
+/// A TOML error's message in the words a person writes: the range the key
+/// takes, where serde names a Rust type.
+fn for_people(message: &str, key: &str) -> String {
+    let whole_number = if key.starts_with("faults.") || key == "fault.count" {
+        format!("a whole number from 0 to {FAULT_BUDGET_MAX}")
+    } else if key == "clients" {
+        format!("a whole number from 1 to {CLIENTS_MAX}")
+    } else if key == "store.sequence_bits" {
+        "a whole number from 2 to 32".to_string()
+    } else {
+        "a whole number".to_string()
+    };
+    message
+        .replace("expected u8", &format!("expected {whole_number}"))
+        .replace("expected u32", &format!("expected {whole_number}"))
+}
+
+/// The dotted key a TOML error at `offset` is about: the key on that line,
+/// under the table that line is in (`faults.crash`), or for a missing field,
+/// the field the message names.
+fn key_at(text: &str, offset: usize, message: &str) -> String {
+    let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim();
+    let table = text[..line_start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|line| line.starts_with('[') && line.ends_with(']'))
+        .map(|header| {
+            header
+                .trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+    let (key, table) = if let Some(field) = message
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+    {
+        // The span of a missing field is the table it is missing from.
+        let table = line.starts_with('[').then(|| {
+            line.trim_matches(|c| c == '[' || c == ']')
+                .trim()
+                .to_string()
+        });
+        (field.to_string(), table)
+    } else {
+        (
+            line.split('=').next().unwrap_or("").trim().to_string(),
+            table,
+        )
+    };
+    if key.starts_with('[') {
+        return key
+            .trim_matches(|c| c == '[' || c == ']')
+            .trim()
+            .to_string();
+    }
+    match table {
+        Some(table) => format!("{table}.{key}"),
+        None => key,
+    }
+}
+
+/// The name in `names` equal to `name`, with the table's lifetime.
+fn known(names: &[&'static str], name: &str) -> Option<&'static str> {
+    names.iter().copied().find(|known| *known == name)
+}

@@ -1,0 +1,318 @@
+//! Scenario files: a question about a recipe, with its expected answer.
+//!
+//! A scenario is a TOML file under `scenarios/<recipe>/`:
+//!
+//! ```toml
+//! description = "The holder pauses past its session timeout; the server expires it."
+//! recipe = "lock"
+//! variant = "guid"
+//! clients = 2
+//! script = ["acquire", "work", "release"]   # what each client's application does
+//! # or one script per client:
+//! # scripts = [["write", "work", "release"], ["read", "release"]]
+//!
+//! [faults]              # budgets; every kind defaults to 0
+//! pause = 1
+//! expire = 1
+//! expire_anytime = false
+//!
+//! [store]               # optional server settings
+//! sequence_bits = 32
+//! child_order = "hashed"   # or "reversed"
+//!
+//! [expect]              # every property of the recipe, and nothing else
+//! mutual_exclusion = "violated"      # always-properties: holds | violated
+//! someone_acquired = "reached"       # sometimes-properties: reached | unreached
+//! ```
+//!
+//! Unknown keys are errors, and so is every value that makes no sense; each
+//! error names the file, the key and what was expected.
+
+use std::fmt::{self, Write as _};
+use std::path::{Path as FsPath, PathBuf};
+
+use crate::catalogue::AnyWorld;
+use crate::check::{CheckOptions, Outcome, Verdict};
+use crate::faults::FaultBudget;
+use crate::store::StoreConfig;
+use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
+
+mod file;
+
+/// Limits on what a scenario may ask, so that every question stays answerable
+/// by an exhaustive search on a laptop.
+pub const CLIENTS_MAX: u8 = 4;
+pub const SCRIPT_LEN_MAX: usize = 8;
+pub const FAULT_BUDGET_MAX: u8 = 3;
+
+/// A scenario file that cannot be used: which file, which key, what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub file: PathBuf,
+    pub key: String,
+    pub message: String,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // What the file says is echoed shortened and escaped: a megabyte key
+        // or a terminal escape code stays the file's problem.
+        let file = shorten(&self.file.display().to_string(), 200);
+        let message = shorten(&self.message, MESSAGE_LEN_MAX);
+        if self.key.is_empty() {
+            write!(f, "{file}: {message}")
+        } else {
+            write!(f, "{file}: `{}`: {message}", shorten(&self.key, 80))
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// The nearest `scenarios` directory `path` is in, if any: scenario names
+/// are paths below it, and a project's directory is the one holding it.
+pub fn scenarios_dir(path: &FsPath) -> Option<&FsPath> {
+    path.ancestors()
+        .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
+}
+
+/// Which recipe and variant a scenario checks, and each client's script, by
+/// the names the file used (validated against the recipe's tables).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    pub recipe: &'static str,
+    /// Each client's variant.
+    pub variants: Vec<&'static str>,
+    /// Each client's script.
+    pub scripts: Vec<Vec<&'static str>>,
+}
+
+impl Subject {
+    /// Whether every client runs the same variant.
+    pub fn one_variant(&self) -> Option<&'static str> {
+        let first = self.variants[0];
+        self.variants.iter().all(|v| *v == first).then_some(first)
+    }
+
+    /// The variants in words: `guid`, or `guid, no_guid` for mixed clients.
+    pub fn variant_words(&self) -> String {
+        match self.one_variant() {
+            Some(variant) => variant.to_string(),
+            None => self.variants.join(", "),
+        }
+    }
+}
+
+/// A parsed, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// `lock/guid_pause_expiry`: the path under `scenarios/` without `.toml`.
+    pub name: String,
+    pub file: PathBuf,
+    pub description: String,
+    pub subject: Subject,
+    pub clients: u8,
+    /// The `[params]` table, read by the recipe ([`crate::catalogue::Params`]).
+    pub params: toml::Table,
+    pub budget: FaultBudget,
+    pub expire_anytime: bool,
+    pub store: StoreConfig,
+    /// Each property of the recipe with its expected verdict, in the recipe's order.
+    pub expect: Vec<(&'static str, Verdict)>,
+}
+
+impl Scenario {
+    /// Reads and validates a scenario file. Its name is its path relative to
+    /// `root` (the `scenarios/` directory) without the extension.
+    pub fn load(file: &FsPath, root: &FsPath) -> Result<Scenario, ScenarioError> {
+        let text = read_text(file).map_err(|message| ScenarioError {
+            file: file.to_path_buf(),
+            key: String::new(),
+            message,
+        })?;
+        let name = file
+            .strip_prefix(root)
+            .unwrap_or(file)
+            .with_extension("")
+            .to_string_lossy()
+            .replace('\\', "/");
+        Scenario::parse(&text, file, &name)
+    }
+
+    /// Parses and validates scenario text; `file` is only for messages.
+    pub fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
+        file::parse(text, file, name)
+    }
+
+    /// Every scenario file under `root`, sorted by name; the first bad one
+    /// is the error.
+    pub fn load_all(root: &FsPath) -> Result<Vec<Scenario>, ScenarioError> {
+        Scenario::load_each(root)?.into_iter().collect()
+    }
+
+    /// Every scenario file under `root`, sorted by name, each loaded or
+    /// refused on its own: one bad file does not hide the others.
+    pub fn load_each(root: &FsPath) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
+        let mut files = Vec::new();
+        collect_toml(root, &mut files).map_err(|error| ScenarioError {
+            file: root.to_path_buf(),
+            key: String::new(),
+            message: format!("cannot list: {error}"),
+        })?;
+        files.sort();
+        Ok(files
+            .iter()
+            .map(|file| Scenario::load(file, root))
+            .collect())
+    }
+
+    /// Checks the scenario exhaustively and compares each property with its
+    /// expectation.
+    pub fn check(&self, options: &CheckOptions) -> Outcome {
+        self.world().check(options, &self.expect)
+    }
+
+    /// The scenario's world, whatever its recipe: the one place that turns a
+    /// scenario's subject into a world.
+    pub fn world(&self) -> Box<dyn AnyWorld> {
+        crate::catalogue::find(self.subject.recipe)
+            .expect("a loaded scenario names a known recipe")
+            .world(self)
+    }
+}
+
+fn collect_toml(dir: &FsPath, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if dir.is_file() {
+        files.push(dir.to_path_buf());
+        return Ok(());
+    }
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_toml(&path, files)?;
+        } else if path.extension().is_some_and(|ext| ext == "toml") {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The recipe, its variants, its clients and their scripts, in one line:
+/// `lock (guid), 2 clients, each: acquire, release`, or with mixed
+/// variants `lock, 2 clients, c0 (guid): acquire; c1 (no_guid): acquire`.
+fn subject_words(scenario: &Scenario) -> String {
+    let subject = &scenario.subject;
+    let same_script = subject
+        .scripts
+        .iter()
+        .all(|script| *script == subject.scripts[0]);
+    match (subject.one_variant(), same_script) {
+        (Some(variant), true) => format!(
+            "{} ({variant}), {} clients, each: {}",
+            subject.recipe,
+            scenario.clients,
+            subject.scripts[0].join(", ")
+        ),
+        (one, _) => {
+            let each: Vec<String> = (subject.scripts.iter().enumerate())
+                .map(|(client, script)| {
+                    let variant = match one {
+                        Some(_) => String::new(),
+                        None => format!(" ({})", subject.variants[client]),
+                    };
+                    format!("c{client}{variant}: {}", script.join(", "))
+                })
+                .collect();
+            let variant = one
+                .map(|variant| format!(" ({variant})"))
+                .unwrap_or_default();
+            format!(
+                "{}{variant}, {} clients, {}",
+                subject.recipe,
+                scenario.clients,
+                each.join("; ")
+            )
+        }
+    }
+}
+
+/// The verdicts, the state counts and every trace of a checked scenario, as
+/// the snapshot pins them.
+pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "scenario: {}", scenario.name);
+    let _ = writeln!(out, "recipe: {}", subject_words(scenario));
+    if !scenario.params.is_empty() {
+        let params: Vec<String> = (scenario.params.iter())
+            .map(|(key, value)| format!("{key} = {value}"))
+            .collect();
+        let _ = writeln!(out, "params: {}", params.join(", "));
+    }
+    let faults: Vec<String> = (scenario.budget.words().into_iter())
+        .chain(
+            scenario
+                .expire_anytime
+                .then(|| "expire anytime".to_string()),
+        )
+        .collect();
+    let faults = if faults.is_empty() {
+        "none".to_string()
+    } else {
+        faults.join(", ")
+    };
+    let _ = writeln!(out, "faults: {faults}");
+    let _ = writeln!(
+        out,
+        "states: {} unique, {} visited, deepest path {}",
+        outcome.unique_states, outcome.states, outcome.max_depth
+    );
+    if let Some(limit) = outcome.stopped {
+        let _ = writeln!(out, "INCOMPLETE: {}", limit.describe());
+    }
+    let _ = writeln!(out);
+    for property in &outcome.properties {
+        let mark = if property.as_expected() {
+            "ok"
+        } else {
+            "UNEXPECTED"
+        };
+        let _ = writeln!(
+            out,
+            "{:<24} expected {:<10} actual {:<10} {mark}",
+            property.name,
+            property.expected.name(),
+            property.shown()
+        );
+    }
+    if let Some(why) = crate::check::unreached_why(outcome) {
+        let _ = writeln!(out, "{why}");
+    }
+    if let Some(panic) = &outcome.panic {
+        let _ = writeln!(out, "\nTHE MODEL PANICKED: {}", panic.message);
+        if let Some(trace) = &panic.trace {
+            let _ = write!(out, "{trace}");
+        }
+    }
+    for property in &outcome.properties {
+        if let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) {
+            let _ = writeln!(
+                out,
+                "\ncounterexample to {} ({} steps{}{}):",
+                property.name,
+                trace.steps.len(),
+                if trace.shortest {
+                    ""
+                } else {
+                    ", not known to be the shortest"
+                },
+                if trace.replays {
+                    ""
+                } else {
+                    ", DOES NOT REPLAY"
+                }
+            );
+            let _ = write!(out, "{trace}");
+        }
+    }
+    out
+}
