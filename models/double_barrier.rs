@@ -36,10 +36,13 @@
 //! that "no children" in step 2 means no process node (ready stays, a regular
 //! node). Counting it is seed 004's literal text, the `count_all` variant.
 //!
-//! **The threshold x** is the number of clients whose script enters (the
-//! seed: "up to you to determine for your system"); [`Catalogued::build`]
-//! counts it and [`Catalogued::check_scripts`] refuses a group where nobody
-//! enters or someone leaves before entering.
+//! **The threshold x** is the seed's "up to you to determine for your
+//! system": by default the number of clients whose script enters
+//! ([`Catalogued::build`] counts it), or `[params] threshold`, which asks of
+//! a barrier set for fewer processes than enter it (oversubscribed: a late
+//! process may enter after the others left) or for more (it never fills).
+//! [`Catalogued::check_scripts`] refuses a group where nobody enters or
+//! someone leaves before entering.
 //!
 //! **Errors**, as a careful client handles them: CONNECTIONLOSS repeats the
 //! request (a create of our fixed name then answers NODEEXISTS if the lost one
@@ -81,7 +84,7 @@ use std::sync::Arc;
 
 use stateright::Property;
 
-use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
+use crate::catalogue::{refuse_restarts, Catalogued, Docs};
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::properties;
@@ -556,6 +559,26 @@ impl Recipe for DoubleBarrier {
         )
     }
 
+    fn parts() -> &'static [crate::recipe::Part<DoubleBarrier>] {
+        &[
+            crate::recipe::Part {
+                name: "inside",
+                meaning: "a process that entered the barrier and has not begun to leave",
+                played: |_, state| state.phase == Phase::Computing,
+            },
+            crate::recipe::Part {
+                name: "leaving",
+                meaning: "a process between its first leave step and having left",
+                played: |_, state| {
+                    matches!(
+                        state.phase,
+                        Phase::Listing | Phase::Watching(_) | Phase::Deleting | Phase::Draining
+                    )
+                },
+            },
+        ]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         matches!(
             state.phase,
@@ -643,14 +666,31 @@ impl Catalogued for DoubleBarrier {
         &[("enter", Command::Enter), ("leave", Command::Leave)];
 
     /// x is the number of clients whose script enters.
-    type Params = NoParams;
+    type Params = Params;
 
-    fn build(variant: Variant, _params: &NoParams, scripts: &[Vec<Command>]) -> DoubleBarrier {
-        let threshold = scripts
+    fn build(variant: Variant, params: &Params, scripts: &[Vec<Command>]) -> DoubleBarrier {
+        let entering = scripts
             .iter()
             .filter(|script| script.contains(&Command::Enter))
             .count();
+        let threshold = params.threshold.map_or(entering, usize::from);
         DoubleBarrier::new(variant, threshold)
+    }
+
+    fn check_params(
+        params: &Params,
+        _scripts: &[Vec<Command>],
+    ) -> Result<(), (&'static str, String)> {
+        match params.threshold {
+            Some(threshold) if threshold == 0 || threshold > crate::scenario::CLIENTS_MAX => Err((
+                "params.threshold",
+                format!(
+                    "{threshold}; expected 1 to {}",
+                    crate::scenario::CLIENTS_MAX
+                ),
+            )),
+            _ => Ok(()),
+        }
     }
 
     fn properties() -> Vec<Property<World<DoubleBarrier>>> {
@@ -681,6 +721,22 @@ impl Catalogued for DoubleBarrier {
         }
         Ok(())
     }
+}
+
+/// The double barrier's parameters (`[params]`).
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    /// How many processes must enter before any computes; by default as
+    /// many as the scripts enter.
+    pub threshold: Option<u8>,
+}
+
+impl crate::catalogue::Params for Params {
+    const MEANINGS: &'static [(&'static str, &'static str)] = &[(
+        "threshold",
+        "how many processes must enter before any computes (1 to 4); by default as many as the scripts enter",
+    )];
 }
 
 /// Enter safety: no process starts computing before x processes have entered,

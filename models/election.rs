@@ -290,6 +290,21 @@ impl Recipe for Election {
             )
     }
 
+    fn parts() -> &'static [crate::recipe::Part<Election>] {
+        &[
+            crate::recipe::Part {
+                name: "leader",
+                meaning: "a client that believes it leads",
+                played: |_, state| state.contender.holds(),
+            },
+            crate::recipe::Part {
+                name: "acknowledged",
+                meaning: "a leader whose acknowledgement node is in place",
+                played: |_, state| state.contender.holds() && state.ack == Ack::Done,
+            },
+        ]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         self.contender.is_waiting(&state.contender) || state.ack == Ack::Waiting
     }

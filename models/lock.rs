@@ -138,6 +138,14 @@ impl Recipe for Lock {
         self.contender.is_busy(state)
     }
 
+    fn parts() -> &'static [crate::recipe::Part<Lock>] {
+        &[crate::recipe::Part {
+            name: "holder",
+            meaning: "a client that believes it holds the lock",
+            played: |_, state| state.holds(),
+        }]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         self.contender.is_waiting(state)
     }

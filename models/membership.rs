@@ -231,6 +231,14 @@ impl Recipe for Membership {
         state.phase == Phase::Creating
     }
 
+    fn parts() -> &'static [crate::recipe::Part<Membership>] {
+        &[crate::recipe::Part {
+            name: "member",
+            meaning: "a client whose member node it knows the server created",
+            played: |_, state| state.phase == Phase::Member,
+        }]
+    }
+
     fn is_waiting(&self, _state: &State) -> bool {
         false
     }

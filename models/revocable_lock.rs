@@ -397,6 +397,14 @@ impl Recipe for RevocableLock {
             }
     }
 
+    fn parts() -> &'static [crate::recipe::Part<RevocableLock>] {
+        &[crate::recipe::Part {
+            name: "holder",
+            meaning: "a client that believes it holds the lock",
+            played: |_, state| state.lock.holds(),
+        }]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         self.contender().is_waiting(&state.lock)
             || matches!(state.revoker, Revoker::Listing | Revoker::Waiting)

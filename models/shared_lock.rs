@@ -126,6 +126,26 @@ impl Recipe for SharedLock {
         self.contender.is_busy(state)
     }
 
+    fn parts() -> &'static [crate::recipe::Part<SharedLock>] {
+        &[
+            crate::recipe::Part {
+                name: "holder",
+                meaning: "a client that believes it holds a read or the write lock",
+                played: |_, state| state.holds(),
+            },
+            crate::recipe::Part {
+                name: "reader",
+                meaning: "a client that believes it holds a read lock",
+                played: |_, state| state.holds() && state.role == Role::Read,
+            },
+            crate::recipe::Part {
+                name: "writer",
+                meaning: "a client that believes it holds the write lock",
+                played: |_, state| state.holds() && state.role == Role::Write,
+            },
+        ]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         self.contender.is_waiting(state)
     }

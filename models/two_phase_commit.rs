@@ -584,6 +584,21 @@ impl Recipe for TwoPhaseCommit {
         )
     }
 
+    fn parts() -> &'static [crate::recipe::Part<TwoPhaseCommit>] {
+        &[
+            crate::recipe::Part {
+                name: "coordinator",
+                meaning: "the client coordinating the transaction, until its part is done",
+                played: |_, state| matches!(state.phase, Phase::Creating | Phase::Collecting),
+            },
+            crate::recipe::Part {
+                name: "voter",
+                meaning: "a site that has voted and not yet decided",
+                played: |_, state| state.phase == Phase::Voting,
+            },
+        ]
+    }
+
     fn is_waiting(&self, state: &State) -> bool {
         matches!(
             state.phase,

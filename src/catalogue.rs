@@ -77,8 +77,8 @@ pub struct Docs {
 }
 
 /// A recipe's parameters, as a scenario's `[params]` table gives them:
-/// typed (`deny_unknown_fields`), each with a default that keeps every
-/// scenario without the table as it was.
+/// typed (`deny_unknown_fields`), each with a default (`serde(default)`)
+/// that keeps every scenario without the table as it was.
 pub trait Params:
     Default + Serialize + DeserializeOwned + Clone + fmt::Debug + Send + Sync + 'static
 {
@@ -329,13 +329,23 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
         }
         let params = read_params::<R>(table).map_err(|error| {
             let keys: Vec<&str> = meanings.iter().map(|(key, _)| *key).collect();
-            let key = table
-                .keys()
+            // The key the error is about: the one it names, else the one
+            // that cannot be read on its own.
+            let alone = |key: &String| {
+                let one = toml::Table::from_iter([(key.clone(), table[key].clone())]);
+                read_params::<R>(&one).is_err()
+            };
+            let key = (table.keys())
                 .find(|key| error.message().contains(&format!("`{key}`")))
+                .or_else(|| table.keys().find(|key| alone(key)))
                 .map_or("params".to_string(), |key| format!("params.{key}"));
-            let message = error
-                .message()
-                .replace(", expected one of", "; expected one of");
+            // Serde's type names are for programmers; say what a person writes.
+            let message = ["u8", "u16", "u32", "u64"].iter().fold(
+                error.message().to_string(),
+                |message, rust| {
+                    message.replace(&format!("expected {rust}"), "expected a whole number")
+                },
+            );
             (
                 key,
                 format!(

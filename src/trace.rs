@@ -693,7 +693,20 @@ pub fn describe<R: Recipe>(
             fired(before, after)
         ),
         Action::Fault(fault) => {
-            format!("FAULT: {}{}", fault.words_in(before), fired(before, after))
+            let aimed = match fault.charge {
+                crate::faults::Charge::Any => String::new(),
+                crate::faults::Charge::Aimed(index) => world
+                    .budget
+                    .aimed
+                    .get(usize::from(index))
+                    .map(|aimed| format!(" [aimed at {}]", aimed.target))
+                    .unwrap_or_default(),
+            };
+            format!(
+                "FAULT: {}{aimed}{}",
+                fault.words_in(before),
+                fired(before, after)
+            )
         }
     }
 }

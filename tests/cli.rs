@@ -1812,6 +1812,18 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         }
         assert_eq!(lines[at], "  commands:");
         at += 1 + recipe.docs().commands.len();
+        if !recipe.params().is_empty() {
+            assert_eq!(lines[at], "  parameters ([params]):");
+            at += 1;
+            for (name, meaning) in recipe.params() {
+                assert!(
+                    lines[at].starts_with(&format!("    {name} ")) && lines[at].ends_with(meaning),
+                    "{}",
+                    lines[at]
+                );
+                at += 1;
+            }
+        }
         assert_eq!(lines[at], "  parts a fault can aim at ([[fault]] target):");
         at += 1;
         for (name, meaning) in recipe.parts() {

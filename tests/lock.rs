@@ -1262,3 +1262,76 @@ fn herd_recovered_waiter_is_woken_when_the_holder_releases() {
     );
     assert_eq!(state.history.holding, vec![None, tenure(2, 1)]);
 }
+
+/// The faults enabled in `state`, in the checker's order.
+fn faults_enabled(world: &World<Lock>, state: &WorldState<State>) -> Vec<Fault> {
+    let mut actions = Vec::new();
+    world.enabled(state, &mut actions);
+    actions
+        .into_iter()
+        .filter_map(|action| match action {
+            Action::Fault(fault) => Some(fault),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn world_an_aimed_fault_strikes_only_its_target_and_spends_its_own_budget() {
+    use zoocheck::faults::{Charge, Target};
+    // A pause aimed at the holder, one at c1, and one at any client.
+    let holder = Target::Role {
+        index: 1,
+        name: "holder",
+    };
+    assert_eq!(World::<Lock>::parts()[1].0, "holder");
+    let budget = FaultBudget::of(Kind::Pause, 1)
+        .aim(Kind::Pause, holder, 1)
+        .aim(Kind::Pause, Target::Client(1), 1);
+    let world = world(Variant::Guid, 2, budget);
+    let paused = |client, charge| Fault {
+        charge,
+        ..Fault::new(Kind::Pause, client)
+    };
+    // Nobody holds yet: the aimed-at-the-holder pause cannot strike.
+    let init = world.init_states().remove(0);
+    assert_eq!(
+        faults_enabled(&world, &init),
+        [
+            paused(0, Charge::Any),
+            paused(1, Charge::Any),
+            paused(1, Charge::Aimed(1)),
+        ]
+    );
+    // c0 holds: it is the holder's target now, and only it.
+    let held = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+        ],
+    );
+    assert!(held.processes[0].recipe.holds());
+    assert_eq!(
+        faults_enabled(&world, &held),
+        [
+            paused(0, Charge::Any),
+            paused(0, Charge::Aimed(0)),
+            paused(1, Charge::Any),
+            paused(1, Charge::Aimed(1)),
+        ]
+    );
+    // Pausing the holder spends the aimed budget, not the one at any client.
+    let after = walk(&world, held, &[Action::Fault(paused(0, Charge::Aimed(0)))]);
+    assert_eq!(after.spent.aimed, [1, 0, 0, 0]);
+    assert_eq!(after.spent.any, [0; 6]);
+    assert_eq!(after.processes[0].status, Status::Paused);
+    assert_eq!(
+        faults_enabled(&world, &after),
+        [paused(1, Charge::Any), paused(1, Charge::Aimed(1))]
+    );
+}

@@ -675,3 +675,181 @@ fn restarts_are_refused_where_the_world_cannot_judge_them() {
     let lock = replaced("crash = 1", "crash = 1\nrestart = 1");
     Scenario::parse(&lock, Path::new("x.toml"), "lock/x").unwrap();
 }
+
+// ------------------------------------------------- per-client settings
+
+/// The valid scenario with its `script` line replaced by `clients`.
+fn with_clients(tables: &str) -> String {
+    replaced(
+        "variant = \"guid\"\nclients = 2\nscript = [\"acquire\", \"work\", \"release\"]\n",
+        tables,
+    )
+}
+
+#[test]
+fn client_tables_give_each_client_its_variant_and_script() {
+    let text = with_clients(
+        "script = [\"acquire\", \"release\"]\n\
+         [[client]]\nvariant = \"guid\"\n\
+         [[client]]\nvariant = \"no_guid\"\nscript = [\"acquire\", \"work\", \"release\"]\n",
+    );
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.clients, 2);
+    assert_eq!(scenario.subject.variants, ["guid", "no_guid"]);
+    assert_eq!(
+        scenario.subject.scripts,
+        [
+            vec!["acquire", "release"],
+            vec!["acquire", "work", "release"]
+        ]
+    );
+    assert_eq!(scenario.subject.variant_words(), "guid, no_guid");
+}
+
+#[test]
+fn client_tables_must_match_the_clients_and_name_known_variants() {
+    let script = "script = [\"acquire\"]\nvariant = \"guid\"\n";
+    assert_eq!(
+        error_of(&with_clients(&format!(
+            "{script}clients = 3\n[[client]]\n[[client]]\n"
+        ))),
+        "scenarios/lock/broken.toml: `client`: 2 [[client]] tables for 3 clients; expected one \
+         per client"
+    );
+    assert_eq!(
+        error_of(&with_clients(&format!(
+            "{script}[[client]]\n[[client]]\nvariant = \"guidd\"\n"
+        ))),
+        "scenarios/lock/broken.toml: `client[1].variant`: \"guidd\"; did you mean \"guid\"? \
+         expected one of guid, no_guid, herd, fenced, try_acquire, trusting"
+    );
+    assert_eq!(
+        error_of(&with_clients(
+            "variant = \"guid\"\nscripts = [[\"acquire\"], [\"acquire\"]]\n\
+             [[client]]\nscript = [\"acquire\"]\n[[client]]\n"
+        )),
+        "scenarios/lock/broken.toml: `client[0].script`: given beside `scripts`; expected a \
+         client's script in one place"
+    );
+    assert_eq!(
+        error_of(&with_clients(&format!(
+            "{script}[[client]]\ncolour = \"red\"\n"
+        ))),
+        "scenarios/lock/broken.toml: `client.colour`: unknown field `colour`, expected `variant` \
+         or `script` (line 6)"
+    );
+}
+
+// ---------------------------------------------------------- parameters
+
+const BARRIER: &str = r#"description = "d"
+recipe = "double_barrier"
+variant = "seed"
+clients = 2
+script = ["enter", "leave"]
+
+[params]
+threshold = 1
+
+[expect]
+enter_safety = "holds"
+leave_safety = "violated"
+herd_avoidance = "holds"
+no_deadlock = "holds"
+someone_computes = "reached"
+someone_left = "reached"
+waiter_woken = "reached"
+"#;
+
+#[test]
+fn parameters_are_typed_and_unknown_ones_name_the_recipes() {
+    let scenario = Scenario::parse(BARRIER, Path::new("x.toml"), "double_barrier/x").unwrap();
+    assert_eq!(scenario.params["threshold"].as_integer(), Some(1));
+    let broken = |from: &str, to: &str| {
+        let file = Path::new("scenarios/double_barrier/broken.toml");
+        Scenario::parse(
+            &BARRIER.replacen(from, to, 1),
+            file,
+            "double_barrier/broken",
+        )
+        .unwrap_err()
+        .to_string()
+    };
+    assert_eq!(
+        broken("threshold = 1", "treshold = 1"),
+        "scenarios/double_barrier/broken.toml: `params.treshold`: unknown field `treshold`, \
+         expected `threshold` (the parameters of `double_barrier`: threshold)"
+    );
+    assert_eq!(
+        broken("threshold = 1", "threshold = 9"),
+        "scenarios/double_barrier/broken.toml: `params.threshold`: 9; expected 1 to 4"
+    );
+    assert_eq!(
+        broken("threshold = 1", "threshold = \"one\""),
+        "scenarios/double_barrier/broken.toml: `params.threshold`: invalid type: string \"one\", \
+         expected a whole number (the parameters of `double_barrier`: threshold)"
+    );
+    assert_eq!(
+        error_of(&replaced("[faults]", "[params]\nthreshold = 2\n[faults]")),
+        "scenarios/lock/broken.toml: `params.threshold`: `lock` has no parameters; expected no \
+         `[params]` table"
+    );
+}
+
+// --------------------------------------------------------- aimed faults
+
+#[test]
+fn an_aimed_fault_names_its_kind_and_its_target() {
+    let aimed = replaced("[faults]\ncrash = 1\n", "[[fault]]\nkind = \"pause\"\ntarget = \"holder\"\n[[fault]]\nkind = \"expire\"\nclient = 1\ncount = 2\n");
+    let scenario = Scenario::parse(&aimed, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(
+        scenario.budget.words(),
+        ["pause 1 at the holder", "expire 2 at c1"]
+    );
+    let fault = |body: &str| {
+        error_of(&replaced(
+            "[faults]\ncrash = 1\n",
+            &format!("[[fault]]\n{body}\n"),
+        ))
+    };
+    assert_eq!(
+        fault("kind = \"paus\"\nclient = 0"),
+        "scenarios/lock/broken.toml: `fault[0].kind`: \"paus\"; did you mean \"pause\"? expected \
+         one of crash, restart, pause, disconnect, expire, lose_reply"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\ntarget = \"leader\""),
+        "scenarios/lock/broken.toml: `fault[0].target`: no part of `lock` is called that: \
+         \"leader\"; expected one of waiter, holder"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\nclient = 2"),
+        "scenarios/lock/broken.toml: `fault[0].client`: c2, but there are 2 clients; expected 0 \
+         to 1"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\nclient = 0\ntarget = \"holder\""),
+        "scenarios/lock/broken.toml: `fault[0].target`: given beside `client`; expected one of \
+         them (a client by number, or a part it plays)"
+    );
+    assert_eq!(
+        fault("kind = \"pause\""),
+        "scenarios/lock/broken.toml: `fault[0]`: aims at nobody; expected `client = N` or \
+         `target` = one of waiter, holder"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\nclient = 0\ncount = 0"),
+        "scenarios/lock/broken.toml: `fault[0].count`: 0; expected 1 to 3"
+    );
+    let five = "[[fault]]\nkind = \"pause\"\nclient = 0\n".repeat(5);
+    assert_eq!(
+        error_of(&replaced("[faults]\ncrash = 1\n", &five)),
+        "scenarios/lock/broken.toml: `fault`: 5 aimed faults; expected at most 4"
+    );
+    // A restart needs a crash, aimed or not.
+    assert_eq!(
+        fault("kind = \"restart\"\nclient = 0"),
+        "scenarios/lock/broken.toml: `faults.restart`: 1 restarts but only 0 crashes; a restart \
+         needs a crashed client"
+    );
+}
