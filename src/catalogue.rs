@@ -187,6 +187,9 @@ pub trait AnyRecipe: Sync {
     ) -> Result<(), (String, String)>;
     /// [`Catalogued::check_faults`].
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
+    /// The directory its clients create their nodes in, which the world
+    /// creates before they start ([`Recipe::directory`]).
+    fn directory(&self, scripts: &[Vec<&'static str>]) -> crate::store::Path;
     /// The world a validated scenario of this recipe describes.
     fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld>;
 }
@@ -259,6 +262,7 @@ impl<R: Catalogued> Entry<R> {
             budget: scenario.budget.clone(),
             expire_anytime: scenario.expire_anytime,
             store: scenario.store,
+            tree: scenario.tree.clone(),
             properties: R::properties,
             control: None,
         }
@@ -361,6 +365,12 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)> {
         R::check_faults(budget)
+    }
+
+    fn directory(&self, scripts: &[Vec<&'static str>]) -> crate::store::Path {
+        let reference = R::VARIANTS[0].1;
+        let recipe = R::build(reference, &R::Params::default(), &commands_of::<R>(scripts));
+        recipe.directory().clone()
     }
 
     fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld> {

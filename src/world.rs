@@ -44,6 +44,23 @@ use crate::store::{
     CreateMode, EventType, Notification, Op, Path, Response, SessionId, StoreConfig,
 };
 
+/// A node of the tree the server holds before any client starts (a
+/// scenario's `[[store.node]]`): a foreign child in the recipe's directory,
+/// a leftover node of an earlier run, a directory whose sequence counter
+/// starts near its wrap.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct StartingNode {
+    pub path: Path,
+    pub data: crate::store::Data,
+    /// Owned by the session of a process that died before the clients
+    /// started: the server keeps the node until it expires that session,
+    /// which it may do at any moment (a [`Action::SessionTimeout`]).
+    /// Otherwise persistent.
+    pub ephemeral: bool,
+    /// Where the sequence counter of its children starts, if not at 0.
+    pub next_sequence: Option<i32>,
+}
+
 /// The part every recipe's clients can play: waiting for their turn
 /// ([`Recipe::is_waiting`]).
 pub const WAITER: (&str, &str) = (
@@ -466,6 +483,9 @@ pub struct World<R: Recipe> {
     /// disconnected, paused or crashed.
     pub expire_anytime: bool,
     pub store: StoreConfig,
+    /// The nodes the server holds before the clients start, after the
+    /// recipe's directory, in order.
+    pub tree: Vec<StartingNode>,
     pub properties: fn() -> Vec<Property<World<R>>>,
     /// The search running this world, if it steers it ([`Control`]). The
     /// recipe, the store and the client library never see it.
@@ -486,6 +506,7 @@ impl<R: Recipe> World<R> {
             budget: FaultBudget::default(),
             expire_anytime: false,
             store: StoreConfig::default(),
+            tree: Vec::new(),
             properties,
             control: None,
         }
@@ -547,6 +568,43 @@ impl<R: Recipe> World<R> {
             None => recipe.is_waiting(own),
             Some(index) => (R::parts()[usize::from(index)].played)(recipe, own),
         }
+    }
+
+    /// Creates the starting tree ([`World::tree`]) on the server; answers
+    /// the session of the dead process its ephemerals belong to, if any,
+    /// for the server to expire.
+    fn plant(&self, net: &mut Net) -> BTreeSet<SessionId> {
+        let mut dead = BTreeSet::new();
+        if self.tree.iter().any(|node| node.ephemeral) {
+            dead.insert(net.store.open_session());
+        }
+        let owner = dead.first().copied().unwrap_or_else(|| net.session(0));
+        for node in &self.tree {
+            if !net.store.exists(&node.path) {
+                let mode = if node.ephemeral {
+                    CreateMode::Ephemeral
+                } else {
+                    CreateMode::Persistent
+                };
+                let create = Op::Create {
+                    path: node.path.clone(),
+                    data: node.data.clone(),
+                    mode,
+                };
+                let applied = net.store.apply(owner, &create);
+                assert!(
+                    applied.result.is_ok(),
+                    "a validated starting tree plants {node:?}: {applied:?}"
+                );
+            }
+            if let Some(next) = node.next_sequence {
+                assert!(
+                    net.store.start_sequence(&node.path, next),
+                    "a validated counter start {node:?}"
+                );
+            }
+        }
+        dead
     }
 
     /// What a fault does to `client`'s process ([`Fate`]).
@@ -673,12 +731,12 @@ impl<R: Recipe> World<R> {
                     .clone()
                     .expect("a client holds by a node the server created for it");
                 // The token is the sequence number of the node it holds by,
-                // which must be the last it created.
-                let suffix = node.name().get(node.name().len().saturating_sub(10)..);
-                assert_eq!(
-                    suffix.and_then(|digits| digits.parse::<Token>().ok()),
-                    Some(token),
-                    "c{client} holds by {node}, the last node it created"
+                // which must be the last it created. The server names it
+                // `%010d`: ten characters, eleven for a negative number of
+                // ten digits (-2147483648 past the wrap of a 32-bit counter).
+                assert!(
+                    node.name().ends_with(&format!("{token:010}")),
+                    "c{client} holds by {node}, the last node it created, not by token {token}"
                 );
                 history.acquisitions += 1;
                 history.holding[client] = Some(Tenure {
@@ -1140,6 +1198,7 @@ impl<R: Recipe> Model for World<R> {
             },
         );
         net.settle();
+        let dead_sessions = self.plant(&mut net);
         let processes = (0..clients)
             .map(|client| Process {
                 recipe: self.recipe(client).init(Incarnation {
@@ -1154,7 +1213,7 @@ impl<R: Recipe> Model for World<R> {
         vec![WorldState {
             net,
             processes,
-            dead_sessions: BTreeSet::new(),
+            dead_sessions,
             spent: Spent::default(),
             history: History::new(clients, self.recipes[0].ranks()),
         }]

@@ -853,3 +853,66 @@ fn an_aimed_fault_names_its_kind_and_its_target() {
          needs a crashed client"
     );
 }
+
+// ------------------------------------------------------- starting tree
+
+#[test]
+fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
+    let tree = replaced(
+        "[expect]",
+        "[store]\nsequence_bits = 8\n\
+         [[store.node]]\npath = \"/lock\"\nnext_sequence = 120\n\
+         [[store.node]]\npath = \"/lock/old\"\ndata = \"x\"\nephemeral = true\n\
+         [[store.node]]\npath = \"/config\"\n\
+         [[store.node]]\npath = \"/config/a\"\n\
+         [expect]",
+    );
+    let scenario = Scenario::parse(&tree, Path::new("x.toml"), "lock/x").unwrap();
+    let planted: Vec<(&str, bool, Option<i32>)> = (scenario.tree.iter())
+        .map(|node| (node.path.as_str(), node.ephemeral, node.next_sequence))
+        .collect();
+    assert_eq!(
+        planted,
+        [
+            ("/lock", false, Some(120)),
+            ("/lock/old", true, None),
+            ("/config", false, None),
+            ("/config/a", false, None),
+        ]
+    );
+    let node = |body: &str| error_of(&replaced("[expect]", &format!("{body}\n[expect]")));
+    assert_eq!(
+        node("[[store.node]]\npath = \"/a/b\""),
+        "scenarios/lock/broken.toml: `store.node[0].path`: \"/a/b\": its parent /a is not there; \
+         expected the root, the recipe's directory or an earlier node"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/e\"\nephemeral = true\n[[store.node]]\npath = \"/e/f\""),
+        "scenarios/lock/broken.toml: `store.node[1].path`: \"/e/f\": its parent /e is ephemeral, \
+         and ephemerals have no children"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/lock\"\ndata = \"x\""),
+        "scenarios/lock/broken.toml: `store.node[0].path`: \"/lock\" exists already (the recipe's \
+         directory or an earlier node); expected only its `next_sequence`"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/lock\"\nnext_sequence = 2147483648"),
+        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: 2147483648; expected 0 to \
+         2147483647 (the counter is 32 bits wide)"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/e\"\nephemeral = true\nnext_sequence = 1"),
+        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: 1 on an ephemeral node, which \
+         has no children; expected none"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"lock/x\""),
+        "scenarios/lock/broken.toml: `store.node[0].path`: \"lock/x\": path must start with / \
+         character; expected an absolute path like \"/lock/leftover\""
+    );
+    assert_eq!(
+        node(&"[[store.node]]\npath = \"/lock\"\n".repeat(9)),
+        "scenarios/lock/broken.toml: `store.node`: 9 nodes; expected at most 8"
+    );
+}

@@ -2836,3 +2836,30 @@ fn a_clone_is_independent_and_different_steps_give_unequal_stores() {
     assert_eq!(b, c);
     assert_eq!(hash_of(&b), hash_of(&c));
 }
+
+#[test]
+fn a_counter_started_near_its_wrap_names_the_next_children_after_it() {
+    let (mut store, s) = fresh();
+    mk(&mut store, s, "/d");
+    assert!(store.start_sequence(&p("/d"), i32::MAX));
+    assert_eq!(
+        create(&mut store, s, "/d/x-", PersistentSequential),
+        Ok("/d/x-2147483647".to_string())
+    );
+    // `%010d` of the wrapped counter: eleven characters.
+    assert_eq!(
+        create(&mut store, s, "/d/x-", PersistentSequential),
+        Ok("/d/x--2147483648".to_string())
+    );
+    // Only a node's own counter, only in the positive range, only of a node.
+    assert!(!store.start_sequence(&p("/nowhere"), 1));
+    assert!(!store.start_sequence(&p("/d"), -1));
+    let mut narrow = Store::new(StoreConfig {
+        sequence_bits: 4,
+        ..StoreConfig::default()
+    });
+    let s = narrow.open_session();
+    mk(&mut narrow, s, "/d");
+    assert!(narrow.start_sequence(&p("/d"), 7));
+    assert!(!narrow.start_sequence(&p("/d"), 8));
+}

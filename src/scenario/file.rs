@@ -14,6 +14,7 @@ use crate::check::Verdict;
 use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
+use crate::world::StartingNode;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -80,7 +81,23 @@ fn one() -> u8 {
 struct StoreSection {
     sequence_bits: Option<u32>,
     child_order: Option<String>,
+    node: Vec<NodeSection>,
 }
+
+/// A `[[store.node]]` table: a node the server holds before the clients
+/// start.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NodeSection {
+    path: String,
+    data: Option<String>,
+    #[serde(default)]
+    ephemeral: bool,
+    next_sequence: Option<i64>,
+}
+
+/// The most nodes a starting tree may hold.
+const TREE_MAX: usize = 8;
 
 /// Makes errors about one file.
 struct Errors<'a> {
@@ -130,6 +147,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
     let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
+    let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
     let expect = expect(&raw.expect, recipe, &errors)?;
     Ok(Scenario {
         name: name.to_string(),
@@ -145,6 +163,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         budget,
         expire_anytime,
         store,
+        tree,
         expect,
     })
 }
@@ -526,6 +545,90 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
         };
     }
     Ok(store)
+}
+
+/// The starting tree: each node's parent is the root, the recipe's
+/// directory or a node before it and not ephemeral; a node that already
+/// exists (the directory) may only start its children's sequence counter.
+fn tree(
+    sections: &[NodeSection],
+    directory: crate::store::Path,
+    store: StoreConfig,
+    errors: &Errors,
+) -> Result<Vec<StartingNode>, ScenarioError> {
+    if sections.len() > TREE_MAX {
+        return Err(errors.at(
+            "store.node",
+            format!("{} nodes; expected at most {TREE_MAX}", sections.len()),
+        ));
+    }
+    // Each node planted so far, with whether it is ephemeral.
+    let mut planted = vec![(crate::store::Path::root(), false), (directory, false)];
+    let mut tree = Vec::new();
+    for (index, section) in sections.iter().enumerate() {
+        let key = |field: &str| format!("store.node[{index}].{field}");
+        let shown = crate::text::quoted(&section.path, 80);
+        crate::store::path::validate(&section.path, false).map_err(|why| {
+            errors.at(
+                &key("path"),
+                format!("{shown}: {why}; expected an absolute path like \"/lock/leftover\""),
+            )
+        })?;
+        let path = crate::store::Path::new(&section.path);
+        let exists = planted.iter().any(|(known, _)| *known == path);
+        if exists && (section.data.is_some() || section.ephemeral) {
+            return Err(errors.at(
+                &key("path"),
+                format!("{shown} exists already (the recipe's directory or an earlier node); expected only its `next_sequence`"),
+            ));
+        }
+        if !exists {
+            let (parent, _) = path.split().unwrap_or((crate::store::Path::root(), ""));
+            match planted.iter().find(|(known, _)| *known == parent) {
+                None => return Err(errors.at(
+                    &key("path"),
+                    format!("{shown}: its parent {parent} is not there; expected the root, the recipe's directory or an earlier node"),
+                )),
+                Some((_, true)) => return Err(errors.at(
+                    &key("path"),
+                    format!("{shown}: its parent {parent} is ephemeral, and ephemerals have no children"),
+                )),
+                Some(_) => {}
+            }
+        }
+        let max = (1i64 << (store.sequence_bits - 1)) - 1;
+        let next_sequence = match section.next_sequence {
+            Some(next) if section.ephemeral => {
+                return Err(errors.at(
+                    &key("next_sequence"),
+                    format!("{next} on an ephemeral node, which has no children; expected none"),
+                ))
+            }
+            Some(next) if !(0..=max).contains(&next) => {
+                return Err(errors.at(
+                    &key("next_sequence"),
+                    format!(
+                        "{next}; expected 0 to {max} (the counter is {} bits wide)",
+                        store.sequence_bits
+                    ),
+                ))
+            }
+            next => next.map(|next| next as i32),
+        };
+        if !exists {
+            planted.push((path.clone(), section.ephemeral));
+        }
+        tree.push(StartingNode {
+            path,
+            data: section
+                .data
+                .as_ref()
+                .and_then(|data| crate::store::data(data.as_bytes())),
+            ephemeral: section.ephemeral,
+            next_sequence,
+        });
+    }
+    Ok(tree)
 }
 
 /// Every property of the recipe with its expected verdict, in the recipe's

@@ -36,6 +36,7 @@ use crate::check::{CheckOptions, Outcome, Verdict};
 use crate::faults::FaultBudget;
 use crate::store::StoreConfig;
 use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
+use crate::world::StartingNode;
 
 mod file;
 
@@ -117,6 +118,8 @@ pub struct Scenario {
     pub budget: FaultBudget,
     pub expire_anytime: bool,
     pub store: StoreConfig,
+    /// The nodes the server holds before the clients start (`[[store.node]]`).
+    pub tree: Vec<StartingNode>,
     /// Each property of the recipe with its expected verdict, in the recipe's order.
     pub expect: Vec<(&'static str, Verdict)>,
 }
@@ -236,6 +239,26 @@ fn subject_words(scenario: &Scenario) -> String {
     }
 }
 
+/// A starting node in words: `/lock/x (ephemeral of a dead process, data
+/// "old")`, `/lock: sequence from 2147483647`.
+fn starting_node_words(node: &StartingNode) -> String {
+    let mut said = Vec::new();
+    if node.ephemeral {
+        said.push("ephemeral of a dead process".to_string());
+    }
+    if let Some(data) = &node.data {
+        said.push(format!("data {:?}", String::from_utf8_lossy(data)));
+    }
+    if let Some(next) = node.next_sequence {
+        said.push(format!("sequence from {next}"));
+    }
+    if said.is_empty() {
+        node.path.to_string()
+    } else {
+        format!("{} ({})", node.path, said.join(", "))
+    }
+}
+
 /// The verdicts, the state counts and every trace of a checked scenario, as
 /// the snapshot pins them.
 pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
@@ -261,6 +284,10 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
         faults.join(", ")
     };
     let _ = writeln!(out, "faults: {faults}");
+    if !scenario.tree.is_empty() {
+        let nodes: Vec<String> = scenario.tree.iter().map(starting_node_words).collect();
+        let _ = writeln!(out, "starting tree: {}", nodes.join("; "));
+    }
     let _ = writeln!(
         out,
         "states: {} unique, {} visited, deepest path {}",

@@ -614,6 +614,24 @@ impl Store {
 
     /// The next value of a create counter, wrapping at the configured width the
     /// way a Java `int` wraps at 32 bits.
+    /// Starts the sequence counter of `path`'s children at `next`, as on a
+    /// server that had seen `next` child creates there (a counter near its
+    /// wrap): the next sequential child is named after `next`. For a
+    /// scenario's starting tree, before any client acts; `false` if there
+    /// is no such node or `next` is outside the counter's positive range.
+    pub fn start_sequence(&mut self, path: &Path, next: i32) -> bool {
+        let max = (1i64 << (self.config.sequence_bits - 1)) - 1;
+        if !(0..=max).contains(&i64::from(next)) {
+            return false;
+        }
+        let Some(node) = Arc::make_mut(&mut self.nodes).get_mut(path) else {
+            return false;
+        };
+        node.child_creates = next;
+        node.child_creates_unwrapped = next as u64;
+        true
+    }
+
     fn next_child_create(&self, counter: i32) -> i32 {
         let bits = self.config.sequence_bits;
         let max = ((1i64 << (bits - 1)) - 1) as i32;
