@@ -49,6 +49,7 @@ use crate::models::membership::Membership;
 use crate::models::priority_queue::PriorityQueue;
 use crate::models::queue::Queue;
 use crate::models::revocable_lock::RevocableLock;
+use crate::models::semaphore::Semaphore;
 use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::recipe::Recipe;
@@ -297,10 +298,11 @@ pub trait RecipeTask {
 }
 
 /// Every recipe zoocheck knows, by name: the one list a new recipe joins.
-pub const RECIPES: [&str; 11] = [
+pub const RECIPES: [&str; 12] = [
     Lock::NAME,
     SharedLock::NAME,
     RevocableLock::NAME,
+    Semaphore::NAME,
     Election::NAME,
     Barrier::NAME,
     DoubleBarrier::NAME,
@@ -317,6 +319,7 @@ pub fn with_recipe<T: RecipeTask>(name: &str, task: T) -> Option<T::Output> {
         Lock::NAME => task.run::<Lock>(),
         SharedLock::NAME => task.run::<SharedLock>(),
         RevocableLock::NAME => task.run::<RevocableLock>(),
+        Semaphore::NAME => task.run::<Semaphore>(),
         Election::NAME => task.run::<Election>(),
         Barrier::NAME => task.run::<Barrier>(),
         DoubleBarrier::NAME => task.run::<DoubleBarrier>(),
