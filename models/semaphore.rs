@@ -61,6 +61,11 @@
 //! ([`Contender::trusting`]), and what it believes is the semaphore's
 //! business, not the application's, so its observations are dropped.
 //!
+//! Fault budgets: it refuses none ([`Catalogued::check_faults`]). A restarted
+//! process has a GUID of its own, so it never adopts its predecessor's nodes,
+//! which live until the server expires the old session; the world tells the
+//! two processes apart as it does for the lock.
+//!
 //! Where the model departs from Curator, and why it does not matter here:
 //! - step 4: Curator releases the internal lock and takes it again before
 //!   creating; the model creates again while holding it. No run reaches this
