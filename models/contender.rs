@@ -99,6 +99,7 @@ pub fn marker(role: Role) -> &'static str {
         Role::Read => "read-",
         Role::Write => "write-",
         Role::Leader => "n_",
+        Role::Lease => "lease-",
     }
 }
 

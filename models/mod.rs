@@ -13,5 +13,6 @@ pub mod membership;
 pub mod priority_queue;
 pub mod queue;
 pub mod revocable_lock;
+pub mod semaphore;
 pub mod shared_lock;
 pub mod two_phase_commit;

@@ -29,6 +29,7 @@ use crate::models::membership::Membership;
 use crate::models::priority_queue::PriorityQueue;
 use crate::models::queue::Queue;
 use crate::models::revocable_lock::RevocableLock;
+use crate::models::semaphore::Semaphore;
 use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::recipe::Recipe;
@@ -39,10 +40,11 @@ use crate::trace::{Stop, Trace};
 use crate::world::{Action, World};
 
 /// Every recipe zoocheck knows: the one list a new recipe joins.
-pub const CATALOGUE: [&dyn AnyRecipe; 11] = [
+pub const CATALOGUE: [&dyn AnyRecipe; 12] = [
     &Entry::<Lock>::NEW,
     &Entry::<SharedLock>::NEW,
     &Entry::<RevocableLock>::NEW,
+    &Entry::<Semaphore>::NEW,
     &Entry::<Election>::NEW,
     &Entry::<Barrier>::NEW,
     &Entry::<DoubleBarrier>::NEW,

@@ -69,19 +69,22 @@ impl<C> From<Delivery> for Input<C> {
 pub type Token = i64;
 
 /// What a client can believe it holds: the exclusive lock, one of the shared
-/// lock's two modes, or an election's leadership. Only a read lock is shared.
+/// lock's two modes, an election's leadership, or one of a semaphore's
+/// leases. A read lock and a lease are shared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Role {
     Lock,
     Read,
     Write,
     Leader,
+    Lease,
 }
 
 impl Role {
-    /// Whether its holder must be the only holder.
+    /// Whether its holder must be the only holder. A lease is shared, up to
+    /// the semaphore's own limit, which its own properties judge.
     pub fn is_exclusive(self) -> bool {
-        self != Role::Read
+        matches!(self, Role::Lock | Role::Write | Role::Leader)
     }
 
     /// The verb and its object, for traces: ("holds", "the lock"), ("leads", "").
@@ -103,6 +106,7 @@ impl Role {
             Role::Read => ("holds", "a read lock"),
             Role::Write => ("holds", "the write lock"),
             Role::Leader => ("leads", ""),
+            Role::Lease => ("holds", "a lease"),
         }
     }
 }
@@ -284,6 +288,14 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
 
     /// The directory whose children the recipe creates (the lock node).
     fn directory(&self) -> &Path;
+
+    /// The persistent znodes that exist before any client starts, each
+    /// parent before its children: by default [`Recipe::directory`] alone.
+    /// A recipe whose directory is not at the root, or that keeps a second
+    /// directory (the semaphore's internal lock), lists them all.
+    fn setup(&self) -> Vec<Path> {
+        vec![self.directory().clone()]
+    }
 
     /// Whether the client knows of `name` in [`Recipe::directory`] as its own
     /// and still wants it. A node there owned by a live session whose client

@@ -1188,15 +1188,17 @@ impl<R: Recipe> Model for World<R> {
     fn init_states(&self) -> Vec<Self::State> {
         let clients = self.clients();
         let mut net = Net::new(self.store, clients);
-        // The recipe's directory exists before any client starts.
-        net.submit(
-            0,
-            Op::Create {
-                path: self.directory().clone(),
-                data: None,
-                mode: CreateMode::Persistent,
-            },
-        );
+        // The recipe's directories exist before any client starts.
+        for path in self.shared().setup() {
+            net.submit(
+                0,
+                Op::Create {
+                    path,
+                    data: None,
+                    mode: CreateMode::Persistent,
+                },
+            );
+        }
         net.settle();
         let dead_sessions = self.plant(&mut net);
         let processes = (0..clients)

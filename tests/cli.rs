@@ -1779,6 +1779,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
             "lock",
             "shared_lock",
             "revocable_lock",
+            "semaphore",
             "election",
             "barrier",
             "double_barrier",

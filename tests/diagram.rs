@@ -16,7 +16,7 @@ use zoocheck::trace::Trace;
 
 /// One scenario of each recipe that has counterexamples, small enough to
 /// check in a moment: the ones the sweeps below draw.
-const REPRESENTATIVE: [&str; 13] = [
+const REPRESENTATIVE: [&str; 14] = [
     "barrier/loss_is_gone_lose_reply",
     "configuration/one_shot_2_writes",
     "double_barrier/count_all_2_clients",
@@ -28,6 +28,7 @@ const REPRESENTATIVE: [&str; 13] = [
     "queue/exactly_once_consumer_crash",
     "queue/guid_lose_reply",
     "revocable_lock/ignore_while_waiting_revoke",
+    "semaphore/check_then_create_3_clients",
     "shared_lock/guid_pause_expire",
     "two_phase_commit/reference_crash",
 ];

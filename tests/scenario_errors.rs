@@ -108,8 +108,8 @@ fn an_unknown_recipe_lists_the_known_ones() {
     assert_eq!(
         error_of(&replaced("recipe = \"lock\"", "recipe = \"mutex\"")),
         "scenarios/lock/broken.toml: `recipe`: unknown recipe \"mutex\"; expected one of lock, \
-         shared_lock, revocable_lock, election, barrier, double_barrier, queue, priority_queue, \
-         two_phase_commit, membership, configuration"
+         shared_lock, revocable_lock, semaphore, election, barrier, double_barrier, queue, \
+         priority_queue, two_phase_commit, membership, configuration"
     );
 }
 

@@ -165,6 +165,11 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ("view_dropped_a_member", "some member saw another leave (views follow the group is not vacuous)"),
     ("readers_hold_the_last_value", "once nothing but a fault can happen, every live reader holds the configuration's value"),
     ("reader_saw_an_update", "a reader read a value other than the one it held (a write reached a reader)"),
+    // The semaphore.
+    ("leases_within_limit", "at most max_leases clients believe they hold a lease"),
+    ("leases_granted", "every client that believes it holds a lease holds it by a live lease node among the max_leases oldest"),
+    ("leases_shared", "two clients held leases at once (the semaphore is not merely a lock)"),
+    ("semaphore_full", "every lease was held while another client waited for one (the limit was reached)"),
 ];
 
 /// What `property` promises ([`MEANINGS`]).
