@@ -157,6 +157,9 @@ pub struct State {
     pub phase: Phase,
     pub role: Role,
     pub node: Option<Arc<str>>,
+    /// The application gave up the attempt while its create was in flight
+    /// or being recovered: its node is to be deleted once known.
+    pub cancelled: bool,
 }
 
 impl State {
@@ -165,6 +168,7 @@ impl State {
             phase: Phase::Idle,
             role,
             node: None,
+            cancelled: false,
         }
     }
 
@@ -195,7 +199,11 @@ impl fmt::Display for State {
                 write!(f, " {}", marker(self.role))
             }
             None => Ok(()),
+        }?;
+        if self.cancelled {
+            f.write_str(", cancelled")?;
         }
+        Ok(())
     }
 }
 
@@ -223,6 +231,9 @@ pub struct Contender {
     /// our session lives), queue again with a new node; otherwise take it as
     /// taken away ([`Contender::node_lost`]), as a revocable lock must.
     pub recreate_missing: bool,
+    /// Give up a cancelled or timed-out attempt without deleting its node:
+    /// the application forgets it, and the node stays as long as the session.
+    pub careless_cancel: bool,
 }
 
 impl Contender {
@@ -237,6 +248,7 @@ impl Contender {
             trusting: false,
             fenced: false,
             recreate_missing: true,
+            careless_cancel: false,
         }
     }
 
@@ -299,6 +311,48 @@ impl Contender {
             state.phase = Phase::Abandoning;
             out.send(self.delete(&node));
         }
+    }
+
+    /// The application gives up a pending attempt (`cancel`, or the timeout
+    /// of `acquire`): the reference deletes its node, at once if it knows
+    /// it, else as soon as its create's reply (or the recovery of a lost
+    /// one) names it, as Curator's `acquire(time, unit)` deletes its node
+    /// when it times out. With `careless_cancel` it forgets the attempt and
+    /// leaves the node. Nothing if no attempt is pending: a call that
+    /// returned cannot be cancelled.
+    pub fn cancel(&self, state: &mut State, out: &mut Effects) {
+        if !self.is_waiting(state) || state.cancelled {
+            return;
+        }
+        out.observe(Observation::GaveUp);
+        if self.careless_cancel {
+            state.phase = Phase::Idle;
+            state.node = None;
+            return;
+        }
+        match (&state.phase, state.node.clone()) {
+            (Phase::Creating | Phase::Recovering, _) => state.cancelled = true,
+            (_, Some(node)) => {
+                state.phase = Phase::Abandoning;
+                out.send(self.delete(&node));
+            }
+            (_, None) => state.phase = Phase::Idle,
+        }
+    }
+
+    /// A cancelled attempt's node is known: delete it.
+    fn abandon(&self, state: &mut State, node: Arc<str>, out: &mut Effects) {
+        state.cancelled = false;
+        state.phase = Phase::Abandoning;
+        out.send(self.delete(&node));
+        state.node = Some(node);
+    }
+
+    /// A cancelled attempt turned out to have no node: it is over.
+    fn forget_cancelled(&self, state: &mut State) {
+        state.cancelled = false;
+        state.phase = Phase::Idle;
+        state.node = None;
     }
 
     /// Our node was deleted by someone else: whatever we held or waited for
@@ -383,9 +437,21 @@ impl Contender {
         out: &mut Effects,
     ) {
         match (&state.phase, &op, result) {
+            (Phase::Creating, Op::Create { .. }, Ok(Response::Created { path, .. }))
+                if state.cancelled =>
+            {
+                self.abandon(state, Arc::from(path.name()), out);
+            }
             (Phase::Creating, Op::Create { .. }, Ok(Response::Created { path, .. })) => {
                 state.node = Some(Arc::from(path.name()));
                 self.list(state, out);
+            }
+            // Without a GUID a cancelled attempt cannot find a node whose
+            // create reply was lost: it gives up on it.
+            (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss))
+                if state.cancelled && !self.guid =>
+            {
+                self.forget_cancelled(state);
             }
             (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss)) => {
                 if self.guid {
@@ -404,7 +470,10 @@ impl Contender {
             }
             (Phase::Recovering, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
                 let prefix = self.prefix(me, state.role);
-                match names.iter().find(|name| name.starts_with(&prefix)) {
+                let found = names.iter().find(|name| name.starts_with(&prefix));
+                match found {
+                    Some(name) if state.cancelled => self.abandon(state, name.clone(), out),
+                    None if state.cancelled => self.forget_cancelled(state),
                     Some(name) => {
                         state.node = Some(name.clone());
                         self.decided(me, state, &names, out);
@@ -438,6 +507,7 @@ impl Contender {
                     _ => {
                         state.phase = Phase::Idle;
                         state.node = None;
+                        state.cancelled = false;
                     }
                 }
             }
@@ -475,6 +545,7 @@ impl Contender {
                 }
                 state.phase = Phase::Dead;
                 state.node = None;
+                state.cancelled = false;
             }
             _ => {}
         }

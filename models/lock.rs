@@ -47,7 +47,16 @@
 //!   the lock: delete the node created in step 1 and exit";
 //! - `trusting`: a holder that ignores `Disconnected` and goes on believing it
 //!   holds the lock until it hears `Expired` (which a 3.8 client hears only on
-//!   reconnecting).
+//!   reconnecting);
+//! - `careless_cancel`: an application that gives up an acquire (`cancel`,
+//!   or `acquire with timeout` timing out) by forgetting it: its node stays,
+//!   owned by its live session, and every later client waits behind it.
+//!
+//! Giving up (`cancel`, and what a timeout does): the reference deletes its
+//! node, as Curator's `acquire(time, unit)` does when it times out and
+//! kazoo's `acquire(timeout=)` does in its cleanup; if the create is still
+//! in flight (or its lost reply is being recovered by the GUID), it deletes
+//! the node as soon as it learns its name ([`Contender::cancel`]).
 
 use std::sync::Arc;
 
@@ -70,6 +79,7 @@ pub enum Variant {
     Fenced,
     TryAcquire,
     Trusting,
+    CarelessCancel,
 }
 
 /// What the application asks of the lock.
@@ -80,6 +90,10 @@ pub enum Command {
     /// Writes to the protected resource, if the client believes it holds the lock.
     Work,
     Release,
+    /// Gives up a pending acquire (from another thread, or when an acquire
+    /// given with a timeout times out): the application may give it while
+    /// `acquire` blocks.
+    Cancel,
 }
 
 /// The lock recipe under one variant.
@@ -99,6 +113,7 @@ impl Lock {
             Variant::Fenced => contender.fenced = true,
             Variant::TryAcquire => contender.try_once = true,
             Variant::Trusting => contender.trusting = true,
+            Variant::CarelessCancel => contender.careless_cancel = true,
         }
         Lock { variant, contender }
     }
@@ -128,6 +143,7 @@ impl Recipe for Lock {
             // application knows it cannot, and goes on with its script.
             Input::Command(Command::Work) => contender.work(state, out),
             Input::Command(Command::Release) => contender.release(state, out),
+            Input::Command(Command::Cancel) => contender.cancel(state, out),
             Input::Reply { op, result } => contender.on_reply(me, state, op, result, out),
             Input::Watch(event) => contender.on_watch(state, &event, out),
             Input::Session(event) => contender.on_session(state, event, out),
@@ -136,6 +152,14 @@ impl Recipe for Lock {
 
     fn is_busy(&self, state: &State) -> bool {
         self.contender.is_busy(state)
+    }
+
+    fn interrupts(&self, command: &Command) -> bool {
+        *command == Command::Cancel
+    }
+
+    fn timeout(&self) -> Option<Command> {
+        Some(Command::Cancel)
     }
 
     fn parts() -> &'static [crate::recipe::Part<Lock>] {
@@ -177,11 +201,13 @@ impl Catalogued for Lock {
             ("fenced", "the holder hands its sequence number to the resource, which refuses older ones"),
             ("try_acquire", "gives up instead of waiting: deletes its node and returns"),
             ("trusting", "ignores Disconnected and believes it holds until it hears Expired"),
+            ("careless_cancel", "gives up a cancelled or timed-out acquire without deleting its node"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
             ("work", "write to the protected resource, if it believes it holds the lock"),
             ("release", "delete its node"),
+            ("cancel", "give up a pending acquire, deleting its node (also what a timeout does: \"acquire with timeout\")"),
         ],
         group: &[
             &["acquire", "work", "release"],
@@ -196,11 +222,13 @@ impl Catalogued for Lock {
         ("fenced", Variant::Fenced),
         ("try_acquire", Variant::TryAcquire),
         ("trusting", Variant::Trusting),
+        ("careless_cancel", Variant::CarelessCancel),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),
         ("work", Command::Work),
         ("release", Command::Release),
+        ("cancel", Command::Cancel),
     ];
 
     type Params = NoParams;

@@ -189,6 +189,9 @@ pub trait AnyRecipe: Sync {
     ) -> Result<(), (String, String)>;
     /// [`Catalogued::check_faults`].
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
+    /// The command a timed call's timeout gives the recipe, if its calls
+    /// can time out ([`Recipe::timeout`], of its reference).
+    fn timeout(&self) -> Option<&'static str>;
     /// The directory its clients create their nodes in, which the world
     /// creates before they start ([`Recipe::directory`]).
     fn directory(&self, scripts: &[Vec<&'static str>]) -> crate::store::Path;
@@ -261,6 +264,7 @@ impl<R: Catalogued> Entry<R> {
         World {
             recipes,
             scripts,
+            timed: subject.timed.clone(),
             budget: scenario.budget.clone(),
             expire_anytime: scenario.expire_anytime,
             store: scenario.store,
@@ -367,6 +371,13 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)> {
         R::check_faults(budget)
+    }
+
+    fn timeout(&self) -> Option<&'static str> {
+        let reference = R::build(R::VARIANTS[0].1, &R::Params::default(), &[]);
+        reference
+            .timeout()
+            .map(|command| command_name::<R>(&command))
     }
 
     fn directory(&self, scripts: &[Vec<&'static str>]) -> crate::store::Path {

@@ -159,7 +159,11 @@ impl Diagram {
     ) {
         let store = self.store();
         match *action {
-            Action::Invoke(c) | Action::Deliver(c) | Action::Reconnect(c) | Action::Resume(c) => {
+            Action::Invoke(c)
+            | Action::Deliver(c)
+            | Action::Reconnect(c)
+            | Action::Resume(c)
+            | Action::Timeout(c) => {
                 // The step's clauses, but the requests it sent, which are
                 // arrows instead.
                 let prefix = format!("c{c} ");

@@ -243,6 +243,22 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// and so cannot give the next command yet.
     fn is_busy(&self, state: &Self::State) -> bool;
 
+    /// Whether the application may give `command` while the recipe is busy
+    /// in a call (`cancel`, from another thread of the application): an
+    /// interrupt. Every other command waits for the call to return.
+    fn interrupts(&self, _command: &Self::Command) -> bool {
+        false
+    }
+
+    /// What a call with a timeout hands the recipe when the timeout fires
+    /// while the call is still pending (Curator's `acquire(time, unit)`,
+    /// kazoo's `timeout=`): the command its application gives then, if the
+    /// recipe's calls can time out. The checker may fire it at any moment
+    /// while the call is pending: timing is a choice, never a clock.
+    fn timeout(&self) -> Option<Self::Command> {
+        None
+    }
+
     /// Whether the client is waiting for something only another client's
     /// action or the server can bring (the lock, the barrier). A client still
     /// waiting when nothing more can happen waits forever.

@@ -652,8 +652,25 @@ pub fn describe<R: Recipe>(
     };
     match *action {
         Action::Invoke(c) => {
-            let command = &world.scripts[c][usize::from(before.processes[c].commands_given)];
-            format!("c{c} application: {command}{}", reaction(before, after, c))
+            let step = before.processes[c].commands_given;
+            let command = &world.scripts[c][usize::from(step)];
+            let timed = if world.is_timed(c, step) {
+                " with a timeout"
+            } else {
+                ""
+            };
+            format!(
+                "c{c} application: {command}{timed}{}",
+                reaction(before, after, c)
+            )
+        }
+        Action::Timeout(c) => {
+            let command = world.recipe(c).timeout().map(|command| command.to_string());
+            format!(
+                "c{c}'s call times out: application: {}{}",
+                command.unwrap_or_default(),
+                reaction(before, after, c)
+            )
         }
         Action::Serve(c) => {
             let request = before.net.links[c].up.front().expect("served a request");

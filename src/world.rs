@@ -87,6 +87,9 @@ pub struct Process<S> {
     /// How many commands of the script the application has given.
     pub commands_given: u8,
     pub restarts: u8,
+    /// The pending call was given with a timeout that has not fired
+    /// ([`World::timed`]).
+    pub timer: bool,
 }
 
 /// One holder's time with what it holds, numbered in the order they began.
@@ -360,6 +363,8 @@ pub enum Action {
     Reconnect(ClientId),
     Resume(ClientId),
     SessionTimeout(SessionId),
+    /// The timeout of the client's pending call fires ([`Recipe::timeout`]).
+    Timeout(ClientId),
     Fault(Fault),
 }
 
@@ -477,6 +482,9 @@ pub struct World<R: Recipe> {
     pub recipes: Vec<R>,
     /// Each client's script of commands.
     pub scripts: Vec<Vec<R::Command>>,
+    /// Which of each client's commands are given with a timeout, a bit per
+    /// step of its script (empty: none).
+    pub timed: Vec<u8>,
     pub budget: FaultBudget,
     /// Whether the server may expire a session whose client is connected and
     /// running (clocks that disagree); otherwise only one whose client is
@@ -503,6 +511,7 @@ impl<R: Recipe> World<R> {
         World {
             recipes: vec![recipe; scripts.len()],
             scripts,
+            timed: Vec::new(),
             budget: FaultBudget::default(),
             expire_anytime: false,
             store: StoreConfig::default(),
@@ -524,6 +533,13 @@ impl<R: Recipe> World<R> {
 
     pub fn clients(&self) -> usize {
         self.scripts.len()
+    }
+
+    /// Whether step `step` of `client`'s script is given with a timeout.
+    pub fn is_timed(&self, client: ClientId, step: u8) -> bool {
+        self.timed
+            .get(client)
+            .is_some_and(|bits| bits >> step & 1 == 1)
     }
 
     /// The property called `name`, if the world judges one.
@@ -615,6 +631,7 @@ impl<R: Recipe> World<R> {
             Fate::Pauses => process.status = Status::Paused,
             Fate::Dies => {
                 process.status = Status::Crashed;
+                process.timer = false;
                 process.recipe = self.recipes[client].init(Incarnation {
                     client,
                     restarts: process.restarts,
@@ -626,6 +643,7 @@ impl<R: Recipe> World<R> {
                 process.restarts += 1;
                 process.status = Status::Running;
                 process.commands_given = 0;
+                process.timer = false;
                 process.recipe = self.recipes[client].init(Incarnation {
                     client,
                     restarts: process.restarts,
@@ -676,6 +694,11 @@ impl<R: Recipe> World<R> {
             }
             // `pending` is reversed (the next input is last): queue at the front.
             pending.splice(0..0, answered.into_iter().rev().map(Input::from));
+        }
+        // A timeout belongs to a pending call: none once it returned.
+        let process = &mut state.processes[client];
+        if process.timer && !self.recipes[client].is_busy(&process.recipe) {
+            process.timer = false;
         }
     }
 
@@ -909,11 +932,14 @@ impl<R: Recipe> World<R> {
             let process = &state.processes[client];
             match process.status {
                 Status::Running => {
-                    let script = &self.scripts[client];
-                    if usize::from(process.commands_given) < script.len()
-                        && !self.recipe(client).is_busy(&process.recipe)
-                    {
+                    let recipe = self.recipe(client);
+                    let busy = recipe.is_busy(&process.recipe);
+                    let next = self.scripts[client].get(usize::from(process.commands_given));
+                    if next.is_some_and(|command| !busy || recipe.interrupts(command)) {
                         emit(Action::Invoke(client))?;
+                    }
+                    if process.timer && busy {
+                        emit(Action::Timeout(client))?;
                     }
                     if state.net.can_deliver(client) {
                         emit(Action::Deliver(client))?;
@@ -1022,8 +1048,15 @@ impl<R: Recipe> World<R> {
         match *action {
             Action::Invoke(client) => {
                 let process = &mut next.processes[client];
-                let command = *self.scripts[client].get(usize::from(process.commands_given))?;
+                let step = process.commands_given;
+                let command = *self.scripts[client].get(usize::from(step))?;
                 process.commands_given += 1;
+                process.timer = self.is_timed(client, step);
+                self.feed(&mut next, client, [Input::Command(command)]);
+            }
+            Action::Timeout(client) => {
+                next.processes[client].timer = false;
+                let command = self.recipe(client).timeout()?;
                 self.feed(&mut next, client, [Input::Command(command)]);
             }
             Action::Serve(client) => {
@@ -1210,6 +1243,7 @@ impl<R: Recipe> Model for World<R> {
                 status: Status::Running,
                 commands_given: 0,
                 restarts: 0,
+                timer: false,
             })
             .collect();
         vec![WorldState {
@@ -1265,6 +1299,7 @@ impl<R: Recipe> Model for World<R> {
             Action::Deliver(c) => format!("c{c} reads its next message"),
             Action::Reconnect(c) => format!("c{c} reconnects"),
             Action::Resume(c) => format!("c{c} resumes"),
+            Action::Timeout(c) => format!("c{c}'s pending call times out"),
             Action::SessionTimeout(session) => {
                 format!("server expires the session {session:#x} of a crashed process")
             }

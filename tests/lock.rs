@@ -46,8 +46,16 @@ const LOWEST: &str = "c2-lock-0000000000";
 fn state(phase: Phase, node: Option<&str>) -> State {
     State {
         phase,
-        role: Role::Lock,
         node: node.map(Arc::from),
+        ..State::new(Role::Lock)
+    }
+}
+
+/// `state`, its attempt cancelled while its node was not known.
+fn cancelled(phase: Phase) -> State {
+    State {
+        cancelled: true,
+        ..state(phase, None)
     }
 }
 
@@ -1334,4 +1342,168 @@ fn world_an_aimed_fault_strikes_only_its_target_and_spends_its_own_budget() {
         faults_enabled(&world, &after),
         [paused(1, Charge::Any), paused(1, Charge::Aimed(1))]
     );
+}
+
+// ------------------------------------------------------------- cancel
+
+#[test]
+fn cancel_while_waiting_with_a_node_deletes_it() {
+    for phase in [Phase::Listing, watching(PRED)] {
+        let mut s = state(phase.clone(), Some(MINE));
+        let out = run(Variant::Guid, &mut s, command(Command::Cancel));
+        assert_eq!(
+            out,
+            effects(vec![delete_op(MINE)], vec![Observation::GaveUp]),
+            "{phase:?}"
+        );
+        assert_eq!(s, state(Phase::Abandoning, Some(MINE)), "{phase:?}");
+    }
+}
+
+#[test]
+fn cancel_with_the_create_in_flight_deletes_the_node_its_reply_names() {
+    let mut s = state(Phase::Creating, None);
+    let out = run(Variant::Guid, &mut s, command(Command::Cancel));
+    assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
+    assert_eq!(s, cancelled(Phase::Creating));
+    // Still busy: the application waits for the cancel to finish.
+    assert!(Lock::new(Variant::Guid).is_busy(&s));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(create_op("c0-lock-"), created(MINE)),
+    );
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
+    // A second cancel changes nothing.
+    let mut again = cancelled(Phase::Creating);
+    assert_eq!(
+        run(Variant::Guid, &mut again, command(Command::Cancel)),
+        nothing()
+    );
+}
+
+#[test]
+fn cancel_with_a_lost_create_reply_recovers_the_node_by_its_guid_and_deletes_it() {
+    let mut s = cancelled(Phase::Creating);
+    let out = run(Variant::Guid, &mut s, reply(create_op("c0-lock-"), lost()));
+    assert_eq!(out, effects(vec![list_op(false)], vec![]));
+    assert_eq!(s, cancelled(Phase::Recovering));
+    // The lost create was applied: its node is deleted.
+    let mut found = s.clone();
+    let out = run(
+        Variant::Guid,
+        &mut found,
+        reply(list_op(false), children(&[PRED, MINE])),
+    );
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(found, state(Phase::Abandoning, Some(MINE)));
+    // It was not: the attempt is over.
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), children(&[PRED])),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(s, idle());
+    // Without a GUID the node cannot be found: given up on.
+    let mut plain = cancelled(Phase::Creating);
+    let out = run(
+        Variant::NoGuid,
+        &mut plain,
+        reply(create_op("lock-"), lost()),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(plain, idle());
+}
+
+#[test]
+fn careless_cancel_forgets_its_node() {
+    let mut s = state(watching(PRED), Some(MINE));
+    let out = run(Variant::CarelessCancel, &mut s, command(Command::Cancel));
+    assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
+    assert_eq!(s, idle());
+    // Its create's reply, arriving later, finds it idle: ignored.
+    let mut creating = state(Phase::Creating, None);
+    run(
+        Variant::CarelessCancel,
+        &mut creating,
+        command(Command::Cancel),
+    );
+    let out = run(
+        Variant::CarelessCancel,
+        &mut creating,
+        reply(create_op("c0-lock-"), created(MINE)),
+    );
+    assert_eq!(out, nothing());
+    assert_eq!(creating, idle());
+}
+
+#[test]
+fn cancel_after_the_call_returned_does_nothing() {
+    for phase in [Phase::Idle, Phase::Held, Phase::Releasing, Phase::Dead] {
+        let node = (phase != Phase::Idle && phase != Phase::Dead).then_some(MINE);
+        let mut s = state(phase.clone(), node);
+        assert_eq!(
+            run(Variant::Guid, &mut s, command(Command::Cancel)),
+            nothing(),
+            "{phase:?}"
+        );
+        assert_eq!(s, state(phase.clone(), node), "{phase:?}");
+    }
+}
+
+#[test]
+fn world_a_timed_acquire_may_time_out_only_while_it_is_pending() {
+    let world = World {
+        timed: vec![0, 0b1],
+        ..world(Variant::Guid, 2, FaultBudget::default())
+    };
+    let timeouts = |state: &WorldState<State>| {
+        let mut actions = Vec::new();
+        world.enabled(state, &mut actions);
+        actions
+            .into_iter()
+            .filter(|a| matches!(a, Action::Timeout(_)))
+            .collect::<Vec<_>>()
+    };
+    let init = world.init_states().remove(0);
+    assert!(timeouts(&init).is_empty());
+    // c0 holds; c1's timed acquire waits: its timeout may fire.
+    let state = walk(
+        &world,
+        init,
+        &[
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Invoke(1),
+        ],
+    );
+    assert!(state.processes[1].timer);
+    assert_eq!(timeouts(&state), [Action::Timeout(1)]);
+    let fired = walk(&world, state.clone(), &[Action::Timeout(1)]);
+    assert_eq!(fired.processes[1].recipe, cancelled(Phase::Creating));
+    assert!(!fired.processes[1].timer);
+    assert!(timeouts(&fired).is_empty());
+    // Had it acquired first, the timer would be gone with the call.
+    let state = walk(
+        &world,
+        state,
+        &[
+            Action::Invoke(0),
+            Action::Invoke(0),
+            Action::Serve(0),
+            Action::Deliver(0),
+            Action::Serve(1),
+            Action::Deliver(1),
+            Action::Serve(1),
+            Action::Deliver(1),
+        ],
+    );
+    assert!(state.processes[1].recipe.holds());
+    assert!(!state.processes[1].timer);
+    assert!(timeouts(&state).is_empty());
 }

@@ -916,3 +916,41 @@ fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
         "scenarios/lock/broken.toml: `store.node`: 9 nodes; expected at most 8"
     );
 }
+
+#[test]
+fn a_command_with_a_timeout_is_one_whose_recipe_can_time_out() {
+    let timed = replaced(
+        "[\"acquire\", \"work\"",
+        "[\"acquire with timeout\", \"work\"",
+    );
+    let scenario = Scenario::parse(&timed, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.subject.timed, [0b1, 0b1]);
+    assert_eq!(
+        scenario.subject.script_words(0),
+        "acquire with timeout, work, release"
+    );
+    let barrier = BARRIER.replacen(
+        "\"enter\", \"leave\"",
+        "\"enter with timeout\", \"leave\"",
+        1,
+    );
+    assert_eq!(
+        Scenario::parse(
+            &barrier,
+            Path::new("scenarios/double_barrier/broken.toml"),
+            "x"
+        )
+        .unwrap_err()
+        .to_string(),
+        "scenarios/double_barrier/broken.toml: `script`: \"enter with timeout\": the calls of \
+         `double_barrier` cannot time out; expected a command without \"with timeout\""
+    );
+    assert_eq!(
+        error_of(&replaced(
+            "[\"acquire\", \"work\"",
+            "[\"acquire with timeot\", \"work\""
+        )),
+        "scenarios/lock/broken.toml: `script`: \"acquire with timeot\"; expected one of acquire, \
+         work, release, cancel"
+    );
+}

@@ -8,7 +8,9 @@ use std::path::Path as FsPath;
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX};
+use super::{
+    Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
+};
 use crate::catalogue::{self, AnyRecipe};
 use crate::check::Verdict;
 use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
@@ -138,7 +140,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         )
     })?;
     let clients = clients(&raw, &errors)?;
-    let scripts = scripts(&raw, recipe, clients, &errors)?;
+    let (scripts, timed) = scripts(&raw, recipe, clients, &errors)?;
     let variants = variants(&raw, recipe, clients, &errors)?;
     let params = raw.params.clone().unwrap_or_default();
     recipe
@@ -157,6 +159,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
             recipe: recipe.name(),
             variants,
             scripts,
+            timed,
         },
         clients,
         params,
@@ -216,13 +219,14 @@ fn clients(raw: &File, errors: &Errors) -> Result<u8, ScenarioError> {
 }
 
 /// Each client's script: its `[[client]]`'s, else its entry of `scripts`,
-/// else `script`; checked command by command, then as a group.
+/// else `script`; checked command by command, then as a group. With each
+/// client's steps given with a timeout, a bit per step.
 fn scripts(
     raw: &File,
     recipe: &dyn AnyRecipe,
     clients: u8,
     errors: &Errors,
-) -> Result<Vec<Vec<&'static str>>, ScenarioError> {
+) -> Result<(Vec<Vec<&'static str>>, Vec<u8>), ScenarioError> {
     let commands = recipe.commands();
     if raw.script.is_some() && raw.scripts.is_some() {
         return Err(errors.at(
@@ -242,6 +246,7 @@ fn scripts(
         }
     }
     let mut checked = Vec::with_capacity(usize::from(clients));
+    let mut timed = Vec::with_capacity(usize::from(clients));
     for client in 0..usize::from(clients) {
         let own = raw
             .client
@@ -277,14 +282,28 @@ fn scripts(
                 ),
             ));
         }
-        let script = script
-            .iter()
-            .map(|command| {
-                known(&commands, command)
-                    .ok_or_else(|| errors.at(&key, expected_one_of(command, &commands)))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        checked.push(script);
+        let mut bits = 0u8;
+        let mut steps = Vec::with_capacity(script.len());
+        for (step, written) in script.iter().enumerate() {
+            let command = match written.strip_suffix(WITH_TIMEOUT) {
+                Some(command) => {
+                    if recipe.timeout().is_none() {
+                        return Err(errors.at(
+                            &key,
+                            format!("{}: the calls of `{}` cannot time out; expected a command without \"{}\"", crate::text::quoted(written, 60), recipe.name(), WITH_TIMEOUT.trim()),
+                        ));
+                    }
+                    bits |= 1 << step;
+                    command
+                }
+                None => written.as_str(),
+            };
+            let command = known(&commands, command)
+                .ok_or_else(|| errors.at(&key, expected_one_of(command, &commands)))?;
+            steps.push(command);
+        }
+        checked.push(steps);
+        timed.push(bits);
     }
     let group_key = if raw.scripts.is_some() {
         "scripts"
@@ -296,7 +315,10 @@ fn scripts(
     recipe
         .check_scripts(&checked)
         .map_err(|expected| errors.at(group_key, expected))?;
-    Ok(checked)
+    if timed.iter().all(|bits| *bits == 0) {
+        timed.clear();
+    }
+    Ok((checked, timed))
 }
 
 /// Each client's variant: its `[[client]]`'s, else `variant`.

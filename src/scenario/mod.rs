@@ -86,9 +86,31 @@ pub struct Subject {
     pub variants: Vec<&'static str>,
     /// Each client's script.
     pub scripts: Vec<Vec<&'static str>>,
+    /// Which of each client's commands are given with a timeout, a bit per
+    /// step (`"acquire with timeout"` in the file).
+    pub timed: Vec<u8>,
 }
 
+/// How a script step asks for a timeout: `"acquire with timeout"`.
+pub const WITH_TIMEOUT: &str = " with timeout";
+
 impl Subject {
+    /// Client `client`'s script as the file writes it.
+    pub fn script_words(&self, client: usize) -> String {
+        let timed = self.timed.get(client).copied().unwrap_or(0);
+        let steps: Vec<String> = (self.scripts[client].iter().enumerate())
+            .map(|(step, command)| {
+                let timeout = if timed >> step & 1 == 1 {
+                    WITH_TIMEOUT
+                } else {
+                    ""
+                };
+                format!("{command}{timeout}")
+            })
+            .collect();
+        steps.join(", ")
+    }
+
     /// Whether every client runs the same variant.
     pub fn one_variant(&self) -> Option<&'static str> {
         let first = self.variants[0];
@@ -214,16 +236,16 @@ fn subject_words(scenario: &Scenario) -> String {
             "{} ({variant}), {} clients, each: {}",
             subject.recipe,
             scenario.clients,
-            subject.scripts[0].join(", ")
+            subject.script_words(0)
         ),
         (one, _) => {
-            let each: Vec<String> = (subject.scripts.iter().enumerate())
-                .map(|(client, script)| {
+            let each: Vec<String> = (0..subject.scripts.len())
+                .map(|client| {
                     let variant = match one {
                         Some(_) => String::new(),
                         None => format!(" ({})", subject.variants[client]),
                     };
-                    format!("c{client}{variant}: {}", script.join(", "))
+                    format!("c{client}{variant}: {}", subject.script_words(client))
                 })
                 .collect();
             let variant = one
