@@ -47,7 +47,19 @@
 //!   the lock: delete the node created in step 1 and exit";
 //! - `trusting`: a holder that ignores `Disconnected` and goes on believing it
 //!   holds the lock until it hears `Expired` (which a 3.8 client hears only on
-//!   reconnecting).
+//!   reconnecting);
+//! - `spin`: `try_acquire` in a loop, the way an application spins on
+//!   Curator's `InterProcessMutex.acquire(0, unit)` (`while
+//!   (!mutex.acquire(0, MILLISECONDS)) {}`): Curator's
+//!   `LockInternals.internalLockLoop`, finding no time left, deletes its node
+//!   and returns false, and the application asks again at once. Here a
+//!   refused attempt deletes its node and creates a new one as soon as the
+//!   delete is answered, and `acquire` returns only once it holds. (Curator
+//!   also reads the predecessor with a watch before it looks at the time
+//!   left; that read changes nothing here and is left out.) While another
+//!   client holds the lock it never stops: two writes a round, each with a
+//!   fresh zxid and sequence number, so no state repeats and only
+//!   `terminates` notices that this client never waits quietly.
 
 use std::sync::Arc;
 
@@ -70,6 +82,7 @@ pub enum Variant {
     Fenced,
     TryAcquire,
     Trusting,
+    Spin,
 }
 
 /// What the application asks of the lock.
@@ -99,6 +112,10 @@ impl Lock {
             Variant::Fenced => contender.fenced = true,
             Variant::TryAcquire => contender.try_once = true,
             Variant::Trusting => contender.trusting = true,
+            Variant::Spin => {
+                contender.try_once = true;
+                contender.spin = true;
+            }
         }
         Lock { variant, contender }
     }
@@ -169,6 +186,7 @@ impl Catalogued for Lock {
             ("fenced", "the holder hands its sequence number to the resource, which refuses older ones"),
             ("try_acquire", "gives up instead of waiting: deletes its node and returns"),
             ("trusting", "ignores Disconnected and believes it holds until it hears Expired"),
+            ("spin", "try_acquire in a loop: a refused attempt deletes its node and creates another at once"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -188,6 +206,7 @@ impl Catalogued for Lock {
         ("fenced", Variant::Fenced),
         ("try_acquire", Variant::TryAcquire),
         ("trusting", Variant::Trusting),
+        ("spin", Variant::Spin),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

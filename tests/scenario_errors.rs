@@ -116,7 +116,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
         "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
-         guid, no_guid, herd, fenced, try_acquire, trusting"
+         guid, no_guid, herd, fenced, try_acquire, trusting, spin"
     );
 }
 
