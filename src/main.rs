@@ -19,6 +19,7 @@ use serde::Serialize;
 use stateright::Model;
 use zoocheck::diagram::BuildDiagram;
 use zoocheck::faults::FaultBudget;
+use zoocheck::properties::termination;
 use zoocheck::recipe::Recipe;
 use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{
@@ -1275,6 +1276,9 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
             ),
         ));
     }
+    if saved.property == termination::TERMINATES {
+        return Ok(replay_termination(&scenario, &saved));
+    }
     let panicked = saved.property == trace::PANIC;
     let always = if panicked {
         None
@@ -1378,6 +1382,35 @@ fn replay(path: &Path) -> Result<ExitCode, UsageError> {
                 shorten(&saved_text, 500)
             );
             Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// `replay` of a `terminates` counterexample: its loop must be there again.
+fn replay_termination(scenario: &Scenario, saved: &TraceFile) -> ExitCode {
+    let again = scenario.with_world(termination::ReplayTask {
+        actions: &saved.actions,
+        depth_bound: scenario.termination.depth_bound,
+    });
+    let steps = saved.actions.len();
+    match again {
+        Ok(verdict) => {
+            outln!(
+                "replayed {steps} steps of {}: {} is {} again\n  {verdict}",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            outln!(
+                "replayed {steps} steps of {}, but {} is no longer {}: {why}",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            ExitCode::from(1)
         }
     }
 }
@@ -1508,7 +1541,9 @@ fn print_list(recipes: &[RecipeInfo], scenarios: &[Scenario], path: &Path, fault
             outln!("    {name:<width$}  {meaning}");
         }
         outln!("  properties:");
-        for (name, always) in &recipe.properties {
+        // Every recipe's liveness property last (optional in [expect]).
+        let every = (termination::TERMINATES, true);
+        for (name, always) in recipe.properties.iter().chain([&every]) {
             let kind = if *always { "always" } else { "sometimes" };
             let named = format!("{name} ({kind})");
             let meaning = zoocheck::properties::meaning(name).unwrap_or("");

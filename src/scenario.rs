@@ -51,6 +51,7 @@ use crate::models::queue::Queue;
 use crate::models::revocable_lock::RevocableLock;
 use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
+use crate::properties::termination::{self, CheckSection, Termination, TERMINATES};
 use crate::recipe::Recipe;
 use crate::store::{ChildOrder, StoreConfig};
 use crate::trace::{discovered, Trace};
@@ -179,6 +180,8 @@ struct File {
     faults: FaultsSection,
     #[serde(default)]
     store: StoreSection,
+    #[serde(default)]
+    check: CheckSection,
     expect: BTreeMap<String, String>,
 }
 
@@ -394,6 +397,9 @@ pub struct Scenario {
     pub store: StoreConfig,
     /// Each property of the recipe with its expected verdict, in the recipe's order.
     pub expect: Vec<(&'static str, Verdict)>,
+    /// Every recipe's `terminates`: its expected verdict and the depth
+    /// bound of the search (`[check] depth_bound`).
+    pub termination: Termination,
 }
 
 impl Scenario {
@@ -421,7 +427,7 @@ impl Scenario {
             key: key.to_string(),
             message,
         };
-        let raw: File = toml::from_str(text).map_err(|e| {
+        let mut raw: File = toml::from_str(text).map_err(|e| {
             // Serde's type names are for programmers; say what a person writes.
             let message = e.message();
             match e.span() {
@@ -575,12 +581,19 @@ impl Scenario {
                 }
             };
         }
+        let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
+            .map_err(|(key, message)| error(key, message))?;
         if let Some(unknown) = raw
             .expect
             .keys()
             .find(|key| !info.properties.iter().any(|(p, _)| p == key))
         {
-            let known: Vec<&str> = info.properties.iter().map(|(p, _)| *p).collect();
+            let known: Vec<&str> = info
+                .properties
+                .iter()
+                .map(|(p, _)| *p)
+                .chain([TERMINATES])
+                .collect();
             let hint = did_you_mean(unknown, &known)
                 .map(|near| format!("did you mean `{near}`? "))
                 .unwrap_or_default();
@@ -626,6 +639,7 @@ impl Scenario {
             expire_anytime: faults.expire_anytime,
             store,
             expect,
+            termination,
         })
     }
 
@@ -658,6 +672,7 @@ impl Scenario {
         self.with_world(CheckTask {
             options,
             expect: &self.expect,
+            termination: &self.termination,
         })
     }
 
@@ -762,6 +777,9 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     Depth,
+    /// The scenario's depth bound (`[check] depth_bound`): some path is that
+    /// long and still going ([`termination`]).
+    DepthBound,
     States,
     Time,
     Memory,
@@ -773,6 +791,7 @@ impl Limit {
     pub fn name(self) -> &'static str {
         match self {
             Limit::Depth => "depth",
+            Limit::DepthBound => "depth_bound",
             Limit::States => "states",
             Limit::Time => "time",
             Limit::Memory => "memory",
@@ -784,6 +803,9 @@ impl Limit {
     pub fn describe(self) -> &'static str {
         match self {
             Limit::Depth => "the search stopped at its depth limit (--max-depth)",
+            Limit::DepthBound => {
+                "the search stopped at the scenario's depth bound ([check] depth_bound): a path that long is still going"
+            }
             Limit::States => "the search stopped at its state limit (--max-states)",
             Limit::Time => "the search stopped at its time limit (--timeout)",
             Limit::Memory => "the search stopped at its memory budget (--max-memory)",
@@ -811,12 +833,18 @@ pub fn check_world<R: Recipe>(
     options: &CheckOptions,
     expect: &[(&'static str, Verdict)],
 ) -> Outcome {
-    CheckTask { options, expect }.run(world)
+    CheckTask {
+        options,
+        expect,
+        termination: &Termination::default(),
+    }
+    .run(world)
 }
 
 struct CheckTask<'a> {
     options: &'a CheckOptions,
     expect: &'a [(&'static str, Verdict)],
+    termination: &'a Termination,
 }
 
 impl WorldTask for CheckTask<'_> {
@@ -837,12 +865,12 @@ impl WorldTask for CheckTask<'_> {
             .checker()
             .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
             .threads(options.threads.max(1));
-        if let Some(depth) = options.max_depth {
-            // stateright counts a path's states (the initial one is depth 1)
-            // and skips, unchecked, a state at its target depth: checking
-            // every path of `depth` steps takes a target of `depth + 2`.
-            builder = builder.target_max_depth(depth + 2);
-        }
+        // stateright counts a path's states (the initial one is depth 1)
+        // and skips, unchecked, a state at its target depth: checking every
+        // path of `depth` steps takes a target of `depth + 2`. The scenario's
+        // depth bound always applies, so a recipe that loops stops there.
+        let depth = termination::depth_limit(options.max_depth, self.termination);
+        builder = builder.target_max_depth(depth + 2);
         if let Some(states) = options.max_states {
             builder = builder.target_state_count(states);
         }
@@ -918,6 +946,10 @@ impl WorldTask for CheckTask<'_> {
                         .map(|_| Limit::Depth)
                 })
                 .or_else(|| {
+                    (steps(checker.max_depth()) > self.termination.depth_bound)
+                        .then_some(Limit::DepthBound)
+                })
+                .or_else(|| {
                     options
                         .timeout
                         .filter(|&timeout| started.elapsed() >= timeout)
@@ -961,7 +993,7 @@ impl WorldTask for CheckTask<'_> {
         }
         let coverage = Coverage::of(&world, &control);
         let discoveries = checker.discoveries();
-        let outcomes = properties
+        let mut outcomes: Vec<PropertyOutcome> = properties
             .iter()
             .map(|property| {
                 let trace = discoveries.get(property.name).map(|path| {
@@ -989,11 +1021,19 @@ impl WorldTask for CheckTask<'_> {
                 PropertyOutcome::judge(property, self.expect, trace, None, complete)
             })
             .collect();
+        outcomes.push(termination::judge(
+            &world,
+            &control,
+            self.termination,
+            stopped,
+            panicked,
+            &mut go_on,
+        ));
         Outcome {
             unique_states: checker.unique_state_count(),
             states: checker.state_count(),
             // The deepest path checked: a path the depth limit cut was not.
-            max_depth: steps(checker.max_depth()).min(options.max_depth.unwrap_or(usize::MAX)),
+            max_depth: steps(checker.max_depth()).min(depth),
             elapsed: started.elapsed(),
             stopped,
             walks: 0,
@@ -1452,6 +1492,9 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     }
     if let Some(why) = unreached_why(outcome) {
         let _ = writeln!(out, "{why}");
+    }
+    if let Some(note) = termination::note(outcome) {
+        let _ = writeln!(out, "{note}");
     }
     if let Some(panic) = &outcome.panic {
         let _ = writeln!(out, "\nTHE MODEL PANICKED: {}", panic.message);

@@ -27,13 +27,16 @@ const CHECK_HEADER: &str = "scenario                           property         
 const SIMULATE_HEADER: &str = "scenario                           property               expected  actual         walked longest steps  seconds    steps/s";
 
 /// The lock's properties, in the recipe's order.
-const LOCK_PROPERTIES: [&str; 6] = [
+/// The lock's properties, then every recipe's `terminates`: the rows of a
+/// lock's verdict table.
+const LOCK_PROPERTIES: [&str; 7] = [
     "mutual_exclusion",
     "resource_safety",
     "herd_avoidance",
     "no_orphan_no_deadlock",
     "someone_acquired",
     "waiter_woken",
+    "terminates",
 ];
 
 // ---------------------------------------------------------------- helpers
@@ -484,7 +487,7 @@ fn check_of_a_wrong_expectation_exits_1_and_marks_the_row() {
     let run = zoocheck(["check", WRONG_EXPECT]);
     expect_code(&run, 1, "check of a wrong expectation");
     let rows = rows(&run, CHECK_HEADER);
-    assert_eq!(rows.len(), 6, "{}", run.stdout);
+    assert_eq!(rows.len(), 7, "{}", run.stdout);
     for row in &rows {
         // Not under `scenarios/`: named after its path below its directory.
         assert_eq!(row.scenario, "guid_pause_expire_wrong_expect");
@@ -544,7 +547,7 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
     // checked; it is reported, the rest is checked, and the exit code is 2.
     let run = zoocheck(["check", TWO_CLIENTS, MISSPELT]);
     expect_code(&run, 2, "a good file and a bad one");
-    assert_eq!(rows(&run, CHECK_HEADER).len(), 6, "{}", run.stdout);
+    assert_eq!(rows(&run, CHECK_HEADER).len(), 7, "{}", run.stdout);
     assert!(
         run.stdout.ends_with(
             "\n1 scenario: every expectation met\n1 file refused (see the errors above)\n"
@@ -571,9 +574,9 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
         .into_iter()
         .map(|row| row.scenario)
         .collect();
-    assert_eq!(checked.len(), 12, "{}", run.stdout);
-    assert!(checked[..6].iter().all(|name| name == "lock/a"));
-    assert!(checked[6..].iter().all(|name| name == "lock/c"));
+    assert_eq!(checked.len(), 14, "{}", run.stdout);
+    assert!(checked[..7].iter().all(|name| name == "lock/a"));
+    assert!(checked[7..].iter().all(|name| name == "lock/c"));
     assert!(
         run.stderr.contains("b.toml: `faults.pausee`: "),
         "{}",
@@ -1742,13 +1745,15 @@ fn every_variant_command_and_property_is_described() {
             }
         }
     }
-    // No meaning is left over from a property that no recipe has.
+    // No meaning is left over from a property that no recipe has
+    // (`terminates` is every recipe's, checked by the world itself).
     let recipes = zoocheck::scenario::recipes();
     for (name, _) in zoocheck::properties::MEANINGS {
         assert!(
-            recipes
-                .iter()
-                .any(|recipe| recipe.properties.iter().any(|(p, _)| p == name)),
+            *name == zoocheck::properties::termination::TERMINATES
+                || recipes
+                    .iter()
+                    .any(|recipe| recipe.properties.iter().any(|(p, _)| p == name)),
             "{name} is described but no recipe has it"
         );
     }
@@ -1779,7 +1784,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     );
     let lock = &recipes[0];
     let properties: Vec<&str> = lock.properties.iter().map(|(name, _)| *name).collect();
-    assert_eq!(properties, LOCK_PROPERTIES);
+    assert_eq!(properties, LOCK_PROPERTIES[..6]);
     // Each recipe: its summary, then each variant, command and property on
     // a line of its own with what it means.
     let mut at = 0;
@@ -1802,7 +1807,9 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         at += 1 + recipe.docs.commands.len();
         assert_eq!(lines[at], "  properties:");
         at += 1;
-        for (name, always) in &recipe.properties {
+        // The recipe's own properties, then every recipe's `terminates`.
+        let every = ("terminates", true);
+        for (name, always) in recipe.properties.iter().chain([&every]) {
             let kind = if *always { "always" } else { "sometimes" };
             let meaning = zoocheck::properties::meaning(name).unwrap();
             assert!(
@@ -2003,7 +2010,9 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
                 "{kind}"
             );
         }
-        for (name, _) in &recipe.properties {
+        // Every property, and every recipe's `terminates` with its depth bound.
+        let every = ("terminates", true);
+        for (name, _) in recipe.properties.iter().chain([&every]) {
             let meaning = zoocheck::properties::meaning(name).unwrap();
             let line = text
                 .lines()
@@ -2011,6 +2020,10 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
                 .unwrap_or_else(|| panic!("{name} in [expect]:\n{text}"));
             assert!(line.ends_with(meaning), "{line}");
         }
+        assert!(
+            text.contains("\n[check]\n# depth_bound = 200    # "),
+            "[check] in\n{text}"
+        );
         // It loads as written: the scenario file is valid and its recipe
         // group runs.
         let scenario = zoocheck::scenario::Scenario::load(&file, &scenarios)
@@ -2126,7 +2139,7 @@ fn bfs_and_threads_count_the_same_states_as_the_default() {
         let run = zoocheck(&args);
         expect_code(&run, 0, &format!("{args:?}"));
         let rows = rows(&run, CHECK_HEADER);
-        assert_eq!(rows.len(), 6);
+        assert_eq!(rows.len(), 7);
         for row in &rows {
             assert_eq!(row.actual, snap.verdict(&row.property).1, "{args:?}");
             assert_eq!(row.count, rows[0].count);

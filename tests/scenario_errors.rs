@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use zoocheck::scenario::Scenario;
+use zoocheck::properties::termination::Termination;
+use zoocheck::scenario::{Scenario, Verdict};
 
 const VALID: &str = r#"description = "two clients"
 recipe = "lock"
@@ -63,7 +64,7 @@ fn an_unknown_table_is_named() {
         error_of(&replaced("[faults]", "[fault]")),
         "scenarios/lock/broken.toml: `fault`: unknown field `fault`, expected one of \
          `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `faults`, `store`, \
-         `expect` (line 7)"
+         `check`, `expect` (line 7)"
     );
 }
 
@@ -216,7 +217,89 @@ fn an_expectation_for_an_unknown_property_is_refused() {
         error_of(&replaced("[expect]\n", "[expect]\nliveness = \"holds\"\n")),
         "scenarios/lock/broken.toml: `expect.liveness`: no such property of `lock`; expected one \
          of mutual_exclusion, resource_safety, herd_avoidance, no_orphan_no_deadlock, \
-         someone_acquired, waiter_woken"
+         someone_acquired, waiter_woken, terminates"
+    );
+}
+
+#[test]
+fn terminates_is_every_recipes_and_holds_unless_the_file_says_otherwise() {
+    let scenario = Scenario::parse(VALID, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.termination, Termination::default());
+    assert_eq!(
+        Termination::default(),
+        Termination {
+            depth_bound: 200,
+            expected: Verdict::Holds
+        }
+    );
+    let text = replaced("[expect]\n", "[check]\ndepth_bound = 60\n\n[expect]\n").replacen(
+        "waiter_woken = \"reached\"\n",
+        "waiter_woken = \"reached\"\nterminates = \"violated\"\n",
+        1,
+    );
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(
+        scenario.termination,
+        Termination {
+            depth_bound: 60,
+            expected: Verdict::Violated
+        }
+    );
+    // It is not one of the recipe's own properties.
+    assert_eq!(scenario.expect.len(), 6);
+}
+
+#[test]
+fn a_depth_bound_out_of_range_or_not_a_number_is_refused() {
+    let with_bound = |value: &str| {
+        error_of(&replaced(
+            "[expect]\n",
+            &format!("[check]\ndepth_bound = {value}\n\n[expect]\n"),
+        ))
+    };
+    let expected = |shown: &str| {
+        format!(
+            "scenarios/lock/broken.toml: `check.depth_bound`: {shown}; expected a whole number \
+             of steps from 1 to 1000 (how long a path may grow before the search calls it still \
+             going)"
+        )
+    };
+    assert_eq!(with_bound("0"), expected("0"));
+    assert_eq!(with_bound("1001"), expected("1001"));
+    assert_eq!(with_bound("-5"), expected("-5"));
+    assert_eq!(with_bound("2.5"), expected("2.5"));
+    assert_eq!(with_bound("\"deep\""), expected("\"deep\""));
+    // The bounds themselves are accepted.
+    for value in ["1", "1000"] {
+        let text = replaced(
+            "[expect]\n",
+            &format!("[check]\ndepth_bound = {value}\n\n[expect]\n"),
+        );
+        let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+        assert_eq!(scenario.termination.depth_bound.to_string(), value);
+    }
+    assert_eq!(
+        error_of(&replaced("[expect]\n", "[check]\ndepth = 60\n\n[expect]\n")),
+        "scenarios/lock/broken.toml: `check.depth`: unknown field `depth`, expected \
+         `depth_bound` (line 11)"
+    );
+}
+
+#[test]
+fn an_expectation_of_terminates_is_holds_or_violated() {
+    assert_eq!(
+        error_of(&replaced(
+            "[expect]\n",
+            "[expect]\nterminates = \"reached\"\n"
+        )),
+        "scenarios/lock/broken.toml: `expect.terminates`: \"reached\"; expected holds or violated \
+         (terminates is every recipe's always-property; holds if not given)"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]\n", "[expect]\nterminates = \"hold\"\n")),
+        "scenarios/lock/broken.toml: `expect.terminates`: \"hold\"; did you mean \"holds\"? \
+         expected holds or violated (terminates is every recipe's always-property; holds if not \
+         given)"
     );
 }
 
@@ -528,7 +611,7 @@ fn a_misspelt_property_is_named_with_a_guess() {
         error_of(&replaced("waiter_woken = ", "waiter_wokn = ")),
         "scenarios/lock/broken.toml: `expect.waiter_wokn`: no such property of `lock`; did you \
          mean `waiter_woken`? expected one of mutual_exclusion, resource_safety, herd_avoidance, \
-         no_orphan_no_deadlock, someone_acquired, waiter_woken"
+         no_orphan_no_deadlock, someone_acquired, waiter_woken, terminates"
     );
 }
 
