@@ -20,6 +20,7 @@ const PAUSE_EXPIRE: &str = "scenarios/lock/guid_pause_expire.toml";
 const TWO_CLIENTS: &str = "scenarios/lock/guid_2_clients.toml";
 const THREE_CLIENTS: &str = "scenarios/lock/guid_3_clients.toml";
 const TRY_ACQUIRE: &str = "scenarios/lock/try_acquire_2_clients.toml";
+const SPIN: &str = "scenarios/lock/spin_holder_stays.toml";
 const WRONG_EXPECT: &str = "tests/fixtures/guid_pause_expire_wrong_expect.toml";
 const MISSPELT: &str = "tests/fixtures/misspelt_key.toml";
 
@@ -1190,6 +1191,84 @@ fn check_report_escapes_what_it_shows() {
     assert!(
         html.contains("the server expires c0&#39;s session"),
         "{html}"
+    );
+}
+
+#[test]
+fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
+    let temp = TempDir::new("spin");
+    let out = temp.path().join("traces");
+    let run = zoocheck([
+        "check".as_ref(),
+        SPIN.as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    // A growing path is not a proof: the check is incomplete, not failed.
+    expect_code(&run, 3, "check of a scenario that loops");
+    let rows = rows(&run, CHECK_HEADER);
+    let shown: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row.property.as_str(),
+                row.actual.as_str(),
+                row.steps.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("mutual_exclusion", "holds?", "-"),
+            ("resource_safety", "holds?", "-"),
+            ("herd_avoidance", "holds?", "-"),
+            ("no_orphan_no_deadlock", "holds?", "-"),
+            ("someone_acquired", "reached", "-"),
+            ("waiter_woken", "unreached?", "-"),
+            ("terminates", "violated?", "60*"),
+        ]
+    );
+    assert!(rows
+        .iter()
+        .all(|row| row.depth == 60 && row.mark.is_empty()));
+    assert!(
+        run.stdout.contains(
+            "  (the search stopped at the scenario's depth bound ([check] depth_bound): a path \
+             that long is still going: a `?` verdict is unproven)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // The saved path replays to the same loop.
+    let saved = out.join("lock__spin_holder_stays__terminates.json");
+    let run = zoocheck(["replay".as_ref(), saved.as_os_str()]);
+    expect_code(&run, 0, "replay of a loop");
+    assert!(
+        run.stdout.starts_with(
+            "replayed 60 steps of lock/spin_holder_stays: terminates is violated again\n  \
+             VIOLATED? terminates: a path of 60 steps (the depth bound) and still going: c1 \
+             likely loops forever: from step 10 to 60, every 6 steps repeat"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // Cut before its second round, it shows no loop.
+    let mut cut = read_json(&saved);
+    cut["actions"].as_array_mut().unwrap().truncate(16);
+    cut["steps"].as_array_mut().unwrap().truncate(16);
+    let path = temp.path().join("cut.json");
+    write_json(&path, &cut);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 1, "replay of a loop cut short");
+    assert_eq!(
+        run.stdout,
+        "replayed 16 steps of lock/spin_holder_stays, but terminates is no longer violated: \
+         UNPROVEN terminates: a path of 16 steps and still going, and no part of it repeats \
+         modulo counters, so it may be a long run that ends: raise `[check] depth_bound` to \
+         see\n"
     );
 }
 
