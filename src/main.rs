@@ -943,6 +943,9 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     }
     if let Mode::Check { witness, coverage } = mode {
         print_coverage(outcome, coverage);
+        if let Some(note) = termination::note(outcome) {
+            outln!("  {note}");
+        }
         for name in witness {
             print_witness(outcome, name);
         }

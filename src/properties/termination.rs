@@ -1760,6 +1760,71 @@ mod tests {
         );
     }
 
+    /// A spin lock scenario whose scripts are `script`, searched to 40 steps.
+    fn spin_outcome(script: &str, terminates: &str) -> Outcome {
+        let text = format!(
+            "description = \"spin\"\nrecipe = \"lock\"\nvariant = \"spin\"\nclients = 2\n\
+             script = {script}\n[check]\ndepth_bound = 40\n[expect]\n\
+             mutual_exclusion = \"holds\"\nresource_safety = \"holds\"\n\
+             herd_avoidance = \"holds\"\nno_orphan_no_deadlock = \"holds\"\n\
+             someone_acquired = \"reached\"\nwaiter_woken = \"unreached\"\n\
+             terminates = \"{terminates}\"\n"
+        );
+        let scenario =
+            crate::scenario::Scenario::parse(&text, std::path::Path::new("spin.toml"), "spin")
+                .unwrap();
+        scenario.check(&crate::scenario::CheckOptions::default())
+    }
+
+    #[test]
+    fn a_check_stops_at_the_depth_bound_and_only_the_loop_it_expects_excuses_that() {
+        let looping = spin_outcome(r#"["acquire", "work"]"#, "violated");
+        assert_eq!(looping.stopped, Some(Limit::DepthBound));
+        assert_eq!(looping.max_depth, 40);
+        let terminates = looping.properties.last().unwrap();
+        assert_eq!(
+            (terminates.name, terminates.actual, terminates.proven),
+            (TERMINATES, Verdict::Violated, false)
+        );
+        assert!(stopped_at_the_loop(&looping));
+        assert_eq!(note(&looping), None);
+        // Every other verdict the search did not prove is unproven.
+        let unproven: Vec<&str> = looping
+            .properties
+            .iter()
+            .filter(|property| !property.proven)
+            .map(|property| property.name)
+            .collect();
+        assert_eq!(
+            unproven,
+            [
+                "mutual_exclusion",
+                "resource_safety",
+                "herd_avoidance",
+                "no_orphan_no_deadlock",
+                "waiter_woken",
+                TERMINATES
+            ]
+        );
+
+        // A spin that ends once the holder releases: no fair loop to show,
+        // so `holds?` with the path's words under the table, and the stop is
+        // not excused, whatever the scenario expects.
+        for expected in ["holds", "violated"] {
+            let ending = spin_outcome(r#"["acquire", "work", "release"]"#, expected);
+            assert_eq!(ending.stopped, Some(Limit::DepthBound));
+            let terminates = ending.properties.last().unwrap();
+            assert_eq!(
+                (terminates.actual, terminates.proven),
+                (Verdict::Holds, false)
+            );
+            assert!(!stopped_at_the_loop(&ending));
+            assert!(note(&ending)
+                .unwrap()
+                .starts_with("UNPROVEN terminates: a path of 40 steps (the depth bound)"));
+        }
+    }
+
     #[test]
     fn a_spin_that_ends_once_the_holder_releases_is_no_evidence_of_a_loop() {
         use Command::*;
