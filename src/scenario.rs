@@ -20,10 +20,19 @@
 //! sequence_bits = 32
 //! child_order = "hashed"   # or "reversed"
 //!
+//! [check]               # optional: how deep the search goes
+//! depth_bound = 200     # steps before a path counts as still going, 1 to 1000
+//!
 //! [expect]              # every property of the recipe, and nothing else
 //! mutual_exclusion = "violated"      # always-properties: holds | violated
 //! someone_acquired = "reached"       # sometimes-properties: reached | unreached
+//! terminates = "holds"               # every recipe's; optional (holds)
 //! ```
+//!
+//! `terminates` (every fair run ends) and the depth bound are read by
+//! [`Termination::parse`]; a search that reaches the bound stops there
+//! ([`Limit::DepthBound`]) and [`crate::properties::termination`] judges
+//! what it found.
 //!
 //! Unknown keys are errors, and so is every value that makes no sense; each
 //! error names the file, the key and what was expected.
