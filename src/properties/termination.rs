@@ -102,7 +102,6 @@
 //! other verdict it did not prove is unproven (`holds?`, `unreached?`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::fmt::Debug;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -115,7 +114,7 @@ use crate::recipe::{ClientId, Recipe};
 use crate::scenario::{
     did_you_mean, quoted, shorten, Limit, Outcome, PropertyOutcome, Verdict, WorldTask,
 };
-use crate::trace::{picture, replay, Trace};
+use crate::trace::{picture, replay, Stop, Trace};
 use crate::world::{Action, Control, Status, World, WorldState};
 
 use super::and_list;
@@ -127,7 +126,7 @@ pub const TERMINATES: &str = "terminates";
 /// going, unless a scenario says otherwise (`[check] depth_bound`).
 ///
 /// The deepest path of every scenario under `scenarios/` is at most 51
-/// steps (the 3-client election with a resignation); a command costs 6 to
+/// steps (`revocable_lock/guid_lose_reply`); a command costs 6 to
 /// 12 steps (request, serve, read, for each of its requests, and the
 /// waits), so 200 is four times today's deepest, room for about 20 commands
 /// of the heaviest kind. A finite question deeper than that, which would be
@@ -409,8 +408,17 @@ impl WorldTask for ReplayTask<'_> {
     fn run<R: Recipe>(self, world: World<R>) -> Result<String, String> {
         let actions = self.actions;
         let replayed = replay(&world, actions);
-        if let Some(stop) = &replayed.stop {
-            return Err(format!("the replay stopped: {stop:?}"));
+        match &replayed.stop {
+            None => {}
+            Some(Stop::Diverged { step, action }) => {
+                return Err(format!(
+                    "step {step} (`{}`) is not possible there any more",
+                    world.format_action(action)
+                ))
+            }
+            Some(Stop::Panicked { step, message, .. }) => {
+                return Err(format!("the model panicked at step {step}: {message}"))
+            }
         }
         let last = replayed.last();
         let back = replayed.states[..actions.len()]
@@ -1770,6 +1778,40 @@ mod tests {
              no state repeats (each round takes fresh xids, zxids or sequence numbers), so the \
              search cannot close the loop, and a deeper one might see it end"
         );
+    }
+
+    #[test]
+    fn a_lasso_is_told_by_its_steps_and_replays_only_if_it_comes_back() {
+        use Command::*;
+        // No world loops today (every step raises the rank), so take the
+        // spinner's rounds for a lasso: the words are a lasso's, but the
+        // state after a round is not the state before it (fresh counters),
+        // so the trace does not replay.
+        let world = lock_world(Variant::Spin, &[Acquire, Work], FaultBudget::default());
+        let path = growing_path(&world, 60, &mut |_| true).unwrap().unwrap();
+        let lasso = Lasso {
+            prefix: path[..9].to_vec(),
+            cycle: path[9..15].to_vec(),
+        };
+        let trace = lasso_trace(&world, &lasso);
+        assert_eq!(
+            trace.verdict.as_deref(),
+            Some(
+                "VIOLATED terminates: c1 loops forever: steps 10-15 repeat, back to the state \
+                 after step 9 (c1 goes Listing, Abandoning, Creating and round again); every \
+                 action that stays possible along them is taken in them, so repeating them is a \
+                 fair run that never ends"
+            )
+        );
+        assert_eq!(trace.steps.len(), 15);
+        assert!(!trace.replays);
+        // Replayed from a file, it is not taken for a loop either.
+        let replayed = ReplayTask {
+            actions: &trace.actions,
+            depth_bound: 60,
+        }
+        .run(world.clone());
+        assert!(replayed.is_err());
     }
 
     /// A spin lock scenario whose scripts are `script`, searched to 40 steps.
