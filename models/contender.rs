@@ -222,6 +222,10 @@ pub struct Contender {
     pub herd: bool,
     /// Chubby's `TryAcquire()` (seed 002): where step 4 would watch, give up.
     pub try_once: bool,
+    /// With `try_once`: the application tries again at once after a refusal
+    /// (once its node is deleted), and goes on until it holds: the attempt
+    /// never returns refused, so nothing observes that it gave up.
+    pub spin: bool,
     /// Ignore `Disconnected`: go on believing until `Expired`.
     pub trusting: bool,
     /// Hand the node's sequence number to the protected resource with each
@@ -245,6 +249,7 @@ impl Contender {
             guid: true,
             herd: false,
             try_once: false,
+            spin: false,
             trusting: false,
             fenced: false,
             recreate_missing: true,
@@ -402,7 +407,9 @@ impl Contender {
             }
             Decision::Watch(_) if self.try_once => {
                 state.phase = Phase::Abandoning;
-                out.observe(Observation::GaveUp);
+                if !self.spin {
+                    out.observe(Observation::GaveUp);
+                }
                 out.send(self.delete(&mine));
             }
             Decision::Watch(_) if self.herd => state.phase = Phase::WaitingForChildren,
@@ -504,6 +511,10 @@ impl Contender {
             {
                 match result {
                     Err(ErrorCode::ConnectionLoss) => out.send(op),
+                    // A refused attempt's node is gone: try again at once.
+                    _ if self.spin && state.phase == Phase::Abandoning => {
+                        self.create(me, state, out)
+                    }
                     _ => {
                         state.phase = Phase::Idle;
                         state.node = None;

@@ -50,7 +50,19 @@
 //!   reconnecting);
 //! - `careless_cancel`: an application that gives up an acquire (`cancel`,
 //!   or `acquire with timeout` timing out) by forgetting it: its node stays,
-//!   owned by its live session, and every later client waits behind it.
+//!   owned by its live session, and every later client waits behind it;
+//! - `spin`: `try_acquire` in a loop, the way an application spins on
+//!   Curator's `InterProcessMutex.acquire(0, unit)` (`while
+//!   (!mutex.acquire(0, MILLISECONDS)) {}`): Curator's
+//!   `LockInternals.internalLockLoop`, finding no time left, deletes its node
+//!   and returns false, and the application asks again at once. Here a
+//!   refused attempt deletes its node and creates a new one as soon as the
+//!   delete is answered, and `acquire` returns only once it holds. (Curator
+//!   also reads the predecessor with a watch before it looks at the time
+//!   left; that read changes nothing here and is left out.) While another
+//!   client holds the lock it never stops: two writes a round, each with a
+//!   fresh zxid and sequence number, so no state repeats and only
+//!   `terminates` notices that this client never waits quietly.
 //!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and
@@ -80,6 +92,7 @@ pub enum Variant {
     TryAcquire,
     Trusting,
     CarelessCancel,
+    Spin,
 }
 
 /// What the application asks of the lock.
@@ -114,6 +127,10 @@ impl Lock {
             Variant::TryAcquire => contender.try_once = true,
             Variant::Trusting => contender.trusting = true,
             Variant::CarelessCancel => contender.careless_cancel = true,
+            Variant::Spin => {
+                contender.try_once = true;
+                contender.spin = true;
+            }
         }
         Lock { variant, contender }
     }
@@ -202,6 +219,7 @@ impl Catalogued for Lock {
             ("try_acquire", "gives up instead of waiting: deletes its node and returns"),
             ("trusting", "ignores Disconnected and believes it holds until it hears Expired"),
             ("careless_cancel", "gives up a cancelled or timed-out acquire without deleting its node"),
+            ("spin", "try_acquire in a loop: a refused attempt deletes its node and creates another at once"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -223,6 +241,7 @@ impl Catalogued for Lock {
         ("try_acquire", Variant::TryAcquire),
         ("trusting", Variant::Trusting),
         ("careless_cancel", Variant::CarelessCancel),
+        ("spin", Variant::Spin),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use stateright::{Expectation, Model};
 
-use crate::check::{check_world, CheckOptions, Outcome, Verdict};
+use crate::check::{check_bounded, CheckOptions, Outcome, Verdict};
 use crate::diagram::Diagram;
 use crate::faults::{FaultBudget, Kind};
 use crate::models::barrier::Barrier;
@@ -32,6 +32,7 @@ use crate::models::revocable_lock::RevocableLock;
 use crate::models::semaphore::Semaphore;
 use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
+use crate::properties::termination::Termination;
 use crate::recipe::Recipe;
 use crate::scenario::Scenario;
 use crate::shrink::Shrunk;
@@ -204,8 +205,13 @@ pub trait AnyWorld: Send + Sync {
     fn clients(&self) -> usize;
     /// Each property by name with its expectation, in the recipe's order.
     fn properties(&self) -> Vec<(&'static str, Expectation)>;
-    /// Checks every state ([`check_world`]).
-    fn check(&self, options: &CheckOptions, expect: &[(&'static str, Verdict)]) -> Outcome;
+    /// Checks every state ([`check_bounded`]).
+    fn check(
+        &self,
+        options: &CheckOptions,
+        expect: &[(&'static str, Verdict)],
+        bound: &Termination,
+    ) -> Outcome;
     /// Walks at random ([`crate::simulate::simulate_world`]).
     fn simulate(
         &self,
@@ -221,6 +227,10 @@ pub trait AnyWorld: Send + Sync {
     /// Replays `actions`: each step in words, where it stopped if it did,
     /// and whether its last state is a discovery for `property`.
     fn retell(&self, property: &str, actions: &[Action]) -> Retold;
+    /// Replays a saved `terminates` counterexample: the words of its verdict
+    /// if it loops again, else why not
+    /// ([`crate::properties::termination::replay_loop`]).
+    fn replay_loop(&self, actions: &[Action], depth_bound: usize) -> Result<String, String>;
     /// Shrinks `actions`, a path to a discovery for `property`
     /// ([`crate::shrink::shrink`]); `None` if it is not one.
     fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk>;
@@ -403,8 +413,13 @@ impl<R: Recipe> AnyWorld for World<R> {
             .collect()
     }
 
-    fn check(&self, options: &CheckOptions, expect: &[(&'static str, Verdict)]) -> Outcome {
-        check_world(self.clone(), options, expect)
+    fn check(
+        &self,
+        options: &CheckOptions,
+        expect: &[(&'static str, Verdict)],
+        bound: &Termination,
+    ) -> Outcome {
+        check_bounded(self.clone(), options, expect, bound)
     }
 
     fn simulate(
@@ -435,6 +450,10 @@ impl<R: Recipe> AnyWorld for World<R> {
             stop: replayed.stop,
             reached,
         }
+    }
+
+    fn replay_loop(&self, actions: &[Action], depth_bound: usize) -> Result<String, String> {
+        crate::properties::termination::replay_loop(self, actions, depth_bound)
     }
 
     fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk> {

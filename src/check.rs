@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
+use crate::properties::termination::{self, Termination};
 use crate::recipe::Recipe;
 use crate::trace::{discovered, Trace};
 use crate::world::{panic_message, Action, Control, Panic, World};
@@ -79,6 +80,9 @@ pub struct Progress {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Limit {
     Depth,
+    /// The scenario's depth bound (`[check] depth_bound`): some path is that
+    /// long and still going ([`crate::properties::termination`]).
+    DepthBound,
     States,
     Time,
     Memory,
@@ -90,6 +94,7 @@ impl Limit {
     pub fn name(self) -> &'static str {
         match self {
             Limit::Depth => "depth",
+            Limit::DepthBound => "depth_bound",
             Limit::States => "states",
             Limit::Time => "time",
             Limit::Memory => "memory",
@@ -101,6 +106,9 @@ impl Limit {
     pub fn describe(self) -> &'static str {
         match self {
             Limit::Depth => "the search stopped at its depth limit (--max-depth)",
+            Limit::DepthBound => {
+                "the search stopped at the scenario's depth bound ([check] depth_bound): a path that long is still going"
+            }
             Limit::States => "the search stopped at its state limit (--max-states)",
             Limit::Time => "the search stopped at its time limit (--timeout)",
             Limit::Memory => "the search stopped at its memory budget (--max-memory)",
@@ -122,16 +130,29 @@ pub struct PanicReport {
 }
 
 /// Checks `world` exhaustively (depth first by default; breadth first with
-/// [`CheckOptions::bfs`]) and judges each property against `expect`: the
-/// check of a scenario, and of a world built by hand (a test's recipe).
+/// [`CheckOptions::bfs`]) and judges each property against `expect`, with
+/// the default depth bound and `terminates` expected to hold: the check of
+/// a world built by hand (a test's recipe).
 pub fn check_world<R: Recipe>(
     world: World<R>,
     options: &CheckOptions,
     expect: &[(&'static str, Verdict)],
 ) -> Outcome {
+    check_bounded(world, options, expect, &Termination::default())
+}
+
+/// [`check_world`] with a scenario's depth bound and expectation of
+/// `terminates` ([`crate::properties::termination`]), which it judges
+/// after the recipe's own properties.
+pub fn check_bounded<R: Recipe>(
+    world: World<R>,
+    options: &CheckOptions,
+    expect: &[(&'static str, Verdict)],
+    bound: &Termination,
+) -> Outcome {
     let started = Instant::now();
     let control = Arc::new(Control::default());
-    let searched = search(&world, options, &control, started);
+    let searched = search(&world, options, bound, &control, started);
     // The searches for shortest paths keep the same budget.
     let mut go_on = |_: usize| {
         options
@@ -152,7 +173,7 @@ pub fn check_world<R: Recipe>(
     let coverage = Coverage::of(&world, &control);
     let checker = &searched.checker;
     let discoveries = checker.discoveries();
-    let properties = world
+    let mut properties: Vec<PropertyOutcome> = world
         .properties()
         .iter()
         .map(|property| {
@@ -164,11 +185,20 @@ pub fn check_world<R: Recipe>(
             PropertyOutcome::judge(property, expect, trace, None, complete)
         })
         .collect();
+    properties.push(termination::judge(
+        &world,
+        &control,
+        bound,
+        searched.stopped,
+        panic.is_some(),
+        &mut go_on,
+    ));
     Outcome {
         unique_states: checker.unique_state_count(),
         states: checker.state_count(),
         // The deepest path checked: a path the depth limit cut was not.
-        max_depth: steps(checker.max_depth()).min(options.max_depth.unwrap_or(usize::MAX)),
+        max_depth: steps(checker.max_depth())
+            .min(termination::depth_limit(options.max_depth, bound)),
         elapsed: started.elapsed(),
         stopped: searched.stopped,
         walks: 0,
@@ -192,6 +222,7 @@ struct Searched<R: Recipe> {
 fn search<R: Recipe>(
     world: &World<R>,
     options: &CheckOptions,
+    bound: &Termination,
     control: &Arc<Control<R::State>>,
     started: Instant,
 ) -> Searched<R> {
@@ -205,12 +236,12 @@ fn search<R: Recipe>(
         .checker()
         .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
         .threads(options.threads.max(1));
-    if let Some(depth) = options.max_depth {
-        // stateright counts a path's states (the initial one is depth 1)
-        // and skips, unchecked, a state at its target depth: checking
-        // every path of `depth` steps takes a target of `depth + 2`.
-        builder = builder.target_max_depth(depth + 2);
-    }
+    // stateright counts a path's states (the initial one is depth 1) and
+    // skips, unchecked, a state at its target depth: checking every path of
+    // `depth` steps takes a target of `depth + 2`. The scenario's depth
+    // bound always applies, so a recipe that loops stops there.
+    let depth = termination::depth_limit(options.max_depth, bound);
+    builder = builder.target_max_depth(depth + 2);
     if let Some(states) = options.max_states {
         builder = builder.target_state_count(states);
     }
@@ -251,6 +282,9 @@ fn search<R: Recipe>(
                     .max_depth
                     .filter(|&depth| steps(checker.max_depth()) > depth)
                     .map(|_| Limit::Depth)
+            })
+            .or_else(|| {
+                (steps(checker.max_depth()) > bound.depth_bound).then_some(Limit::DepthBound)
             })
             .or_else(|| {
                 options

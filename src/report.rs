@@ -149,6 +149,13 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                 outcome.elapsed.as_secs_f64()
             );
         }
+        if let Some(note) = crate::properties::termination::note(outcome) {
+            notes.push(format!(
+                "{}: {}",
+                escape(&entry.scenario.name),
+                escape(&note)
+            ));
+        }
         if let Some(limit) = outcome.stopped {
             let advice = if limit == Limit::Memory {
                 format!(

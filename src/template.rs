@@ -1,14 +1,15 @@
 //! The scenario file `zoocheck new` writes: a question about one recipe,
 //! ready to edit, with every choice the file can make listed beside it (the
-//! recipe's variants and commands, the fault kinds, the store's settings)
-//! and every property in `[expect]` with what it promises, so that nobody
-//! writes a key from memory.
+//! recipe's variants and commands, the fault kinds, the store's settings,
+//! the search's depth bound) and every property in `[expect]` with what it
+//! promises, `terminates` included, so that nobody writes a key from memory.
 
 use std::fmt::Write as _;
 
 use crate::catalogue::AnyRecipe;
 use crate::faults::{FaultBudget, Kind, DECLARATIONS};
 use crate::properties;
+use crate::properties::termination::{DEPTH_BOUND_DEFAULT, DEPTH_BOUND_MAX, TERMINATES};
 
 /// The text of a new scenario file for `recipe`, described as `description`.
 /// It loads as it is: the recipe's first variant (its reference), its
@@ -83,14 +84,24 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
         "# child_order = \"hashed\" # the order getChildren answers in: hashed | reversed\n",
     );
 
+    out.push_str("\n[check]\n");
+    let _ = writeln!(
+        out,
+        "# depth_bound = {DEPTH_BOUND_DEFAULT}    # steps a path may take before the search calls it still going (a loop), 1 to {DEPTH_BOUND_MAX}"
+    );
+
     out.push_str("\n[expect]    # every property: always-properties holds | violated, sometimes-properties reached | unreached\n");
     let properties = recipe.properties();
     let width = properties
         .iter()
         .map(|(name, _)| name.len())
+        .chain([TERMINATES.len()])
         .max()
         .unwrap_or(0);
-    for (name, always) in &properties {
+    // Every recipe's liveness property, optional in a file (holds if not
+    // given), listed so that nobody has to know of it.
+    let every = (TERMINATES, true);
+    for (name, always) in properties.iter().chain([&every]) {
         let (verdict, kind) = if *always {
             ("\"holds\"", "always")
         } else {

@@ -394,6 +394,10 @@ pub struct Control<S> {
     /// The fault kinds injected on some path the search took, as bits over
     /// [`FaultBudget::fields`].
     pub faults: AtomicU8,
+    /// Steps the search took that did not raise
+    /// [`termination::rank`](crate::properties::termination::rank): while
+    /// none did, the graph has no cycle.
+    pub unranked_steps: AtomicU64,
 }
 
 impl<S> Default for Control<S> {
@@ -403,6 +407,7 @@ impl<S> Default for Control<S> {
             panic: Mutex::new(None),
             phases: AtomicU64::new(0),
             faults: AtomicU8::new(0),
+            unranked_steps: AtomicU64::new(0),
         }
     }
 }
@@ -1277,6 +1282,11 @@ impl<R: Recipe> Model for World<R> {
             Ok(next) => {
                 if let Some(next) = &next {
                     control.cover(self, next);
+                    crate::properties::termination::check_step(
+                        &control.unranked_steps,
+                        state,
+                        next,
+                    );
                 }
                 next
             }

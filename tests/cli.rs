@@ -20,6 +20,7 @@ const PAUSE_EXPIRE: &str = "scenarios/lock/guid_pause_expire.toml";
 const TWO_CLIENTS: &str = "scenarios/lock/guid_2_clients.toml";
 const THREE_CLIENTS: &str = "scenarios/lock/guid_3_clients.toml";
 const TRY_ACQUIRE: &str = "scenarios/lock/try_acquire_2_clients.toml";
+const SPIN: &str = "scenarios/lock/spin_holder_stays.toml";
 const WRONG_EXPECT: &str = "tests/fixtures/guid_pause_expire_wrong_expect.toml";
 const MISSPELT: &str = "tests/fixtures/misspelt_key.toml";
 
@@ -27,13 +28,16 @@ const CHECK_HEADER: &str = "scenario                           property         
 const SIMULATE_HEADER: &str = "scenario                           property               expected  actual         walked longest steps  seconds    steps/s";
 
 /// The lock's properties, in the recipe's order.
-const LOCK_PROPERTIES: [&str; 6] = [
+/// The lock's properties, then every recipe's `terminates`: the rows of a
+/// lock's verdict table.
+const LOCK_PROPERTIES: [&str; 7] = [
     "mutual_exclusion",
     "resource_safety",
     "herd_avoidance",
     "no_orphan_no_deadlock",
     "someone_acquired",
     "waiter_woken",
+    "terminates",
 ];
 
 // ---------------------------------------------------------------- helpers
@@ -484,7 +488,7 @@ fn check_of_a_wrong_expectation_exits_1_and_marks_the_row() {
     let run = zoocheck(["check", WRONG_EXPECT]);
     expect_code(&run, 1, "check of a wrong expectation");
     let rows = rows(&run, CHECK_HEADER);
-    assert_eq!(rows.len(), 6, "{}", run.stdout);
+    assert_eq!(rows.len(), 7, "{}", run.stdout);
     for row in &rows {
         // Not under `scenarios/`: named after its path below its directory.
         assert_eq!(row.scenario, "guid_pause_expire_wrong_expect");
@@ -544,7 +548,7 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
     // checked; it is reported, the rest is checked, and the exit code is 2.
     let run = zoocheck(["check", TWO_CLIENTS, MISSPELT]);
     expect_code(&run, 2, "a good file and a bad one");
-    assert_eq!(rows(&run, CHECK_HEADER).len(), 6, "{}", run.stdout);
+    assert_eq!(rows(&run, CHECK_HEADER).len(), 7, "{}", run.stdout);
     assert!(
         run.stdout.ends_with(
             "\n1 scenario: every expectation met\n1 file refused (see the errors above)\n"
@@ -571,9 +575,9 @@ fn a_bad_file_is_reported_and_the_others_are_checked() {
         .into_iter()
         .map(|row| row.scenario)
         .collect();
-    assert_eq!(checked.len(), 12, "{}", run.stdout);
-    assert!(checked[..6].iter().all(|name| name == "lock/a"));
-    assert!(checked[6..].iter().all(|name| name == "lock/c"));
+    assert_eq!(checked.len(), 14, "{}", run.stdout);
+    assert!(checked[..7].iter().all(|name| name == "lock/a"));
+    assert!(checked[7..].iter().all(|name| name == "lock/c"));
     assert!(
         run.stderr.contains("b.toml: `faults.pausee`: "),
         "{}",
@@ -1191,6 +1195,84 @@ fn check_report_escapes_what_it_shows() {
 }
 
 #[test]
+fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
+    let temp = TempDir::new("spin");
+    let out = temp.path().join("traces");
+    let run = zoocheck([
+        "check".as_ref(),
+        SPIN.as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    // A growing path is not a proof: the check is incomplete, not failed.
+    expect_code(&run, 3, "check of a scenario that loops");
+    let rows = rows(&run, CHECK_HEADER);
+    let shown: Vec<(&str, &str, &str)> = rows
+        .iter()
+        .map(|row| {
+            (
+                row.property.as_str(),
+                row.actual.as_str(),
+                row.steps.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("mutual_exclusion", "holds?", "-"),
+            ("resource_safety", "holds?", "-"),
+            ("herd_avoidance", "holds?", "-"),
+            ("no_orphan_no_deadlock", "holds?", "-"),
+            ("someone_acquired", "reached", "-"),
+            ("waiter_woken", "unreached?", "-"),
+            ("terminates", "violated?", "60*"),
+        ]
+    );
+    assert!(rows
+        .iter()
+        .all(|row| row.depth == 60 && row.mark.is_empty()));
+    assert!(
+        run.stdout.contains(
+            "  (the search stopped at the scenario's depth bound ([check] depth_bound): a path \
+             that long is still going: a `?` verdict is unproven)\n"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // The saved path replays to the same loop.
+    let saved = out.join("lock__spin_holder_stays__terminates.json");
+    let run = zoocheck(["replay".as_ref(), saved.as_os_str()]);
+    expect_code(&run, 0, "replay of a loop");
+    assert!(
+        run.stdout.starts_with(
+            "replayed 60 steps of lock/spin_holder_stays: terminates is violated again\n  \
+             VIOLATED? terminates: a path of 60 steps (the depth bound) and still going: c1 \
+             likely loops forever: from step 10 to 60, every 6 steps repeat"
+        ),
+        "{}",
+        run.stdout
+    );
+
+    // Cut before its second round, it shows no loop.
+    let mut cut = read_json(&saved);
+    cut["actions"].as_array_mut().unwrap().truncate(16);
+    cut["steps"].as_array_mut().unwrap().truncate(16);
+    let path = temp.path().join("cut.json");
+    write_json(&path, &cut);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 1, "replay of a loop cut short");
+    assert_eq!(
+        run.stdout,
+        "replayed 16 steps of lock/spin_holder_stays, but terminates is no longer violated: \
+         UNPROVEN terminates: a path of 16 steps and still going, and no part of it repeats \
+         modulo counters, so it may be a long run that ends: raise `[check] depth_bound` to \
+         see\n"
+    );
+}
+
+#[test]
 fn replay_of_a_tampered_trace_fails() {
     let (temp, out) = pause_expire_traces("tamper");
     let original = read_json(&out.join("lock__guid_pause_expire__mutual_exclusion.json"));
@@ -1754,13 +1836,15 @@ fn every_variant_command_and_property_is_described() {
             }
         }
     }
-    // No meaning is left over from a property that no recipe has.
+    // No meaning is left over from a property that no recipe has
+    // (`terminates` is every recipe's, checked by the world itself).
     let recipes = zoocheck::catalogue::CATALOGUE;
     for (name, _) in zoocheck::properties::MEANINGS {
         assert!(
-            recipes
-                .iter()
-                .any(|recipe| recipe.properties().iter().any(|(p, _)| p == name)),
+            *name == zoocheck::properties::termination::TERMINATES
+                || recipes
+                    .iter()
+                    .any(|recipe| recipe.properties().iter().any(|(p, _)| p == name)),
             "{name} is described but no recipe has it"
         );
     }
@@ -1792,7 +1876,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     );
     let lock = &recipes[0];
     let properties: Vec<&str> = lock.properties().iter().map(|(name, _)| *name).collect();
-    assert_eq!(properties, LOCK_PROPERTIES);
+    assert_eq!(properties, LOCK_PROPERTIES[..6]);
     // Each recipe: its summary, then each variant, command and property on
     // a line of its own with what it means.
     let mut at = 0;
@@ -1837,7 +1921,9 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         }
         assert_eq!(lines[at], "  properties:");
         at += 1;
-        for (name, always) in &recipe.properties() {
+        // The recipe's own properties, then every recipe's `terminates`.
+        let every = ("terminates", true);
+        for (name, always) in recipe.properties().iter().chain([&every]) {
             let kind = if *always { "always" } else { "sometimes" };
             let meaning = zoocheck::properties::meaning(name).unwrap();
             assert!(
@@ -2044,7 +2130,9 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
                 "{kind}"
             );
         }
-        for (name, _) in &recipe.properties() {
+        // Every property, and every recipe's `terminates` with its depth bound.
+        let every = ("terminates", true);
+        for (name, _) in recipe.properties().iter().chain([&every]) {
             let meaning = zoocheck::properties::meaning(name).unwrap();
             let line = text
                 .lines()
@@ -2052,6 +2140,10 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
                 .unwrap_or_else(|| panic!("{name} in [expect]:\n{text}"));
             assert!(line.ends_with(meaning), "{line}");
         }
+        assert!(
+            text.contains("\n[check]\n# depth_bound = 200    # "),
+            "[check] in\n{text}"
+        );
         // It loads as written: the scenario file is valid and its recipe
         // group runs.
         let scenario = zoocheck::scenario::Scenario::load(&file, &scenarios)
@@ -2167,7 +2259,7 @@ fn bfs_and_threads_count_the_same_states_as_the_default() {
         let run = zoocheck(&args);
         expect_code(&run, 0, &format!("{args:?}"));
         let rows = rows(&run, CHECK_HEADER);
-        assert_eq!(rows.len(), 6);
+        assert_eq!(rows.len(), 7);
         for row in &rows {
             assert_eq!(row.actual, snap.verdict(&row.property).1, "{args:?}");
             assert_eq!(row.count, rows[0].count);

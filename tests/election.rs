@@ -57,8 +57,8 @@ fn st(phase: Phase, node: Option<&str>, ack: Ack) -> State {
     State {
         contender: contender::State {
             phase,
-            role: Role::Leader,
             node: node.map(Arc::from),
+            ..contender::State::new(Role::Leader)
         },
         ack,
     }

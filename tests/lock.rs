@@ -896,6 +896,34 @@ fn try_acquire_gives_up_and_deletes_its_node_when_not_lowest() {
 }
 
 #[test]
+fn spin_deletes_its_node_when_not_lowest_and_creates_another_once_it_is_gone() {
+    let mut s = state(Phase::Listing, Some(MINE));
+    let out = run(
+        Variant::Spin,
+        &mut s,
+        reply(list_op(false), children(&[PRED, MINE, LOWEST])),
+    );
+    // Refused, but the application's acquire goes on: nothing gave up.
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
+
+    // A lost delete reply is sent again, as for try_acquire.
+    let out = run(Variant::Spin, &mut s, reply(delete_op(MINE), lost()));
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
+
+    // Once the node is gone, step 1 again at once.
+    let out = run(
+        Variant::Spin,
+        &mut s,
+        reply(delete_op(MINE), Ok(Response::Deleted)),
+    );
+    assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
+    assert_eq!(s, state(Phase::Creating, None));
+    assert!(Lock::new(Variant::Spin).is_busy(&s));
+}
+
+#[test]
 fn herd_waits_for_children_changed_and_lists_again() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(

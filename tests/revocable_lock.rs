@@ -58,8 +58,8 @@ fn user(phase: Phase, node: Option<&str>, watching_data: bool, asked: Option<Ask
     State {
         lock: contender::State {
             phase,
-            role: Role::Write,
             node: node.map(Arc::from),
+            ..contender::State::new(Role::Write)
         },
         watching_data,
         asked,
@@ -924,8 +924,8 @@ fn init_claims_and_directory() {
 fn shared(phase: Phase, role: Role, node: Option<&str>) -> shared_lock::State {
     shared_lock::State {
         phase,
-        role,
         node: node.map(Arc::from),
+        ..shared_lock::State::new(role)
     }
 }
 

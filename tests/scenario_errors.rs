@@ -4,7 +4,9 @@
 
 use std::path::Path;
 
+use zoocheck::check::Verdict;
 use zoocheck::faults::{FaultBudget, Kind};
+use zoocheck::properties::termination::Termination;
 use zoocheck::scenario::Scenario;
 
 const VALID: &str = r#"description = "two clients"
@@ -64,7 +66,7 @@ fn an_unknown_table_is_named() {
         error_of(&replaced("[faults]", "[faultz]")),
         "scenarios/lock/broken.toml: `faultz`: unknown field `faultz`, expected one of \
          `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `client`, `params`, \
-         `faults`, `fault`, `store`, `expect` (line 7)"
+         `faults`, `fault`, `store`, `check`, `expect` (line 7)"
     );
 }
 
@@ -73,7 +75,8 @@ fn a_missing_key_is_named() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"\n", "")),
         "scenarios/lock/broken.toml: `variant`: missing; expected `variant` (every client's) or a \
-         `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting"
+         `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting, \
+         careless_cancel, spin"
     );
 }
 
@@ -118,7 +121,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
         "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
-         guid, no_guid, herd, fenced, try_acquire, trusting"
+         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin"
     );
 }
 
@@ -126,7 +129,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
 fn an_unknown_command_lists_the_recipes_commands() {
     assert_eq!(
         error_of(&replaced("\"work\"", "\"wrok\"")),
-        "scenarios/lock/broken.toml: `script`: \"wrok\"; expected one of acquire, work, release"
+        "scenarios/lock/broken.toml: `script`: \"wrok\"; expected one of acquire, work, release, cancel"
     );
 }
 
@@ -146,7 +149,7 @@ fn client_counts_outside_the_limits_are_refused() {
 fn an_empty_script_is_refused() {
     assert_eq!(
         error_of(&replaced("[\"acquire\", \"work\", \"release\"]", "[]")),
-        "scenarios/lock/broken.toml: `script`: 0 commands; expected 1 to 8 of acquire, work, release"
+        "scenarios/lock/broken.toml: `script`: 0 commands; expected 1 to 8 of acquire, work, release, cancel"
     );
 }
 
@@ -218,7 +221,89 @@ fn an_expectation_for_an_unknown_property_is_refused() {
         error_of(&replaced("[expect]\n", "[expect]\nliveness = \"holds\"\n")),
         "scenarios/lock/broken.toml: `expect.liveness`: no such property of `lock`; expected one \
          of mutual_exclusion, resource_safety, herd_avoidance, no_orphan_no_deadlock, \
-         someone_acquired, waiter_woken"
+         someone_acquired, waiter_woken, terminates"
+    );
+}
+
+#[test]
+fn terminates_is_every_recipes_and_holds_unless_the_file_says_otherwise() {
+    let scenario = Scenario::parse(VALID, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.termination, Termination::default());
+    assert_eq!(
+        Termination::default(),
+        Termination {
+            depth_bound: 200,
+            expected: Verdict::Holds
+        }
+    );
+    let text = replaced("[expect]\n", "[check]\ndepth_bound = 60\n\n[expect]\n").replacen(
+        "waiter_woken = \"reached\"\n",
+        "waiter_woken = \"reached\"\nterminates = \"violated\"\n",
+        1,
+    );
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(
+        scenario.termination,
+        Termination {
+            depth_bound: 60,
+            expected: Verdict::Violated
+        }
+    );
+    // It is not one of the recipe's own properties.
+    assert_eq!(scenario.expect.len(), 6);
+}
+
+#[test]
+fn a_depth_bound_out_of_range_or_not_a_number_is_refused() {
+    let with_bound = |value: &str| {
+        error_of(&replaced(
+            "[expect]\n",
+            &format!("[check]\ndepth_bound = {value}\n\n[expect]\n"),
+        ))
+    };
+    let expected = |shown: &str| {
+        format!(
+            "scenarios/lock/broken.toml: `check.depth_bound`: {shown}; expected a whole number \
+             of steps from 1 to 1000 (how long a path may grow before the search calls it still \
+             going)"
+        )
+    };
+    assert_eq!(with_bound("0"), expected("0"));
+    assert_eq!(with_bound("1001"), expected("1001"));
+    assert_eq!(with_bound("-5"), expected("-5"));
+    assert_eq!(with_bound("2.5"), expected("2.5"));
+    assert_eq!(with_bound("\"deep\""), expected("\"deep\""));
+    // The bounds themselves are accepted.
+    for value in ["1", "1000"] {
+        let text = replaced(
+            "[expect]\n",
+            &format!("[check]\ndepth_bound = {value}\n\n[expect]\n"),
+        );
+        let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+        assert_eq!(scenario.termination.depth_bound.to_string(), value);
+    }
+    assert_eq!(
+        error_of(&replaced("[expect]\n", "[check]\ndepth = 60\n\n[expect]\n")),
+        "scenarios/lock/broken.toml: `check.depth`: unknown field `depth`, expected \
+         `depth_bound` (line 11)"
+    );
+}
+
+#[test]
+fn an_expectation_of_terminates_is_holds_or_violated() {
+    assert_eq!(
+        error_of(&replaced(
+            "[expect]\n",
+            "[expect]\nterminates = \"reached\"\n"
+        )),
+        "scenarios/lock/broken.toml: `expect.terminates`: \"reached\"; expected holds or violated \
+         (terminates is every recipe's always-property; holds if not given)"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]\n", "[expect]\nterminates = \"hold\"\n")),
+        "scenarios/lock/broken.toml: `expect.terminates`: \"hold\"; did you mean \"holds\"? \
+         expected holds or violated (terminates is every recipe's always-property; holds if not \
+         given)"
     );
 }
 
@@ -275,7 +360,7 @@ fn an_unknown_command_in_one_clients_script_names_that_script() {
             "script = [\"acquire\", \"work\", \"release\"]",
             "scripts = [[\"acquire\"], [\"acquire\", \"lead\"]]",
         )),
-        "scenarios/lock/broken.toml: `scripts[1]`: \"lead\"; expected one of acquire, work, release"
+        "scenarios/lock/broken.toml: `scripts[1]`: \"lead\"; expected one of acquire, work, release, cancel"
     );
 }
 
@@ -300,7 +385,7 @@ fn a_scenario_without_a_script_is_refused() {
         )),
         "scenarios/lock/broken.toml: `script`: missing; expected `script` (every client alike), \
          `scripts` (one per client) or a `script` in each [[client]], with commands of acquire, \
-         work, release"
+         work, release, cancel"
     );
 }
 
@@ -311,7 +396,7 @@ fn a_command_of_another_recipe_is_refused() {
             "script = [\"acquire\", \"work\", \"release\"]",
             "script = [\"volunteer\"]",
         )),
-        "scenarios/lock/broken.toml: `script`: \"volunteer\"; expected one of acquire, work, release"
+        "scenarios/lock/broken.toml: `script`: \"volunteer\"; expected one of acquire, work, release, cancel"
     );
 }
 
@@ -531,7 +616,7 @@ fn a_misspelt_property_is_named_with_a_guess() {
         error_of(&replaced("waiter_woken = ", "waiter_wokn = ")),
         "scenarios/lock/broken.toml: `expect.waiter_wokn`: no such property of `lock`; did you \
          mean `waiter_woken`? expected one of mutual_exclusion, resource_safety, herd_avoidance, \
-         no_orphan_no_deadlock, someone_acquired, waiter_woken"
+         no_orphan_no_deadlock, someone_acquired, waiter_woken, terminates"
     );
 }
 
@@ -721,7 +806,8 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
             "{script}[[client]]\n[[client]]\nvariant = \"guidd\"\n"
         ))),
         "scenarios/lock/broken.toml: `client[1].variant`: \"guidd\"; did you mean \"guid\"? \
-         expected one of guid, no_guid, herd, fenced, try_acquire, trusting"
+         expected one of guid, no_guid, herd, fenced, try_acquire, trusting, \
+         careless_cancel, spin"
     );
     assert_eq!(
         error_of(&with_clients(

@@ -91,8 +91,8 @@ fn exists_mine() -> Op {
 fn lock(phase: contender::Phase, node: Option<&str>) -> contender::State {
     contender::State {
         phase,
-        role: Role::Lock,
         node: node.map(Arc::from),
+        ..contender::State::new(Role::Lock)
     }
 }
 

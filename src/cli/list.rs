@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use zoocheck::catalogue::{self, AnyRecipe};
 use zoocheck::faults::DECLARATIONS;
+use zoocheck::properties::termination;
 use zoocheck::scenario::Scenario;
 use zoocheck::text::quoted;
 
@@ -83,7 +84,9 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
             outln!("    {name:<width$}  {meaning}");
         }
         outln!("  properties:");
-        for (name, always) in &properties {
+        // Every recipe's liveness property last (optional in [expect]).
+        let every = (termination::TERMINATES, true);
+        for (name, always) in properties.iter().chain([&every]) {
             let kind = if *always { "always" } else { "sometimes" };
             let named = format!("{name} ({kind})");
             let meaning = zoocheck::properties::meaning(name).unwrap_or("");

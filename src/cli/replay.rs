@@ -5,6 +5,8 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use zoocheck::catalogue;
+use zoocheck::properties::termination;
+use zoocheck::scenario::Scenario;
 use zoocheck::text::{quoted, shorten};
 use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
 
@@ -72,6 +74,9 @@ pub(crate) fn replay(path: &Path) -> Result<ExitCode, UsageError> {
                 saved.actions.len()
             ),
         ));
+    }
+    if saved.property == termination::TERMINATES {
+        return Ok(replay_termination(&scenario, &saved));
     }
     let panicked = saved.property == trace::PANIC;
     let always = if panicked {
@@ -203,4 +208,30 @@ pub(crate) fn explore(path: &Path, port: u16) -> Result<ExitCode, UsageError> {
     );
     scenario.world().explore(&address);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `replay` of a `terminates` counterexample: its loop must be there again.
+fn replay_termination(scenario: &Scenario, saved: &TraceFile) -> ExitCode {
+    let again = (scenario.world()).replay_loop(&saved.actions, scenario.termination.depth_bound);
+    let steps = saved.actions.len();
+    match again {
+        Ok(verdict) => {
+            outln!(
+                "replayed {steps} steps of {}: {} is {} again\n  {verdict}",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            ExitCode::SUCCESS
+        }
+        Err(why) => {
+            outln!(
+                "replayed {steps} steps of {}, but {} is no longer {}: {why}",
+                saved.scenario,
+                saved.property,
+                saved.verdict
+            );
+            ExitCode::from(1)
+        }
+    }
 }

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use zoocheck::check::{Judgement, Limit, Outcome, Verdict};
+use zoocheck::properties::termination;
 use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::Scenario;
 use zoocheck::simulate::SimulateOptions;
@@ -503,6 +504,9 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     }
     if let Mode::Check { witness, coverage } = mode {
         print_coverage(outcome, coverage);
+        if let Some(note) = termination::note(outcome) {
+            outln!("  {note}");
+        }
         for name in witness {
             print_witness(outcome, name);
         }

@@ -198,6 +198,12 @@ impl Client {
         self.in_flight.iter()
     }
 
+    /// The xid the next request will take: it only grows, which is what
+    /// [`crate::properties::termination::rank`] counts on.
+    pub fn next_xid(&self) -> Xid {
+        self.next_xid
+    }
+
     /// Requests issued while disconnected.
     pub fn queued(&self) -> impl ExactSizeIterator<Item = &Request> {
         self.queued.iter()

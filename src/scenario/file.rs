@@ -14,6 +14,7 @@ use super::{
 use crate::catalogue::{self, AnyRecipe};
 use crate::check::Verdict;
 use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
+use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
 use crate::world::StartingNode;
@@ -36,6 +37,8 @@ struct File {
     fault: Vec<AimedSection>,
     #[serde(default)]
     store: StoreSection,
+    #[serde(default)]
+    check: CheckSection,
     expect: BTreeMap<String, String>,
 }
 
@@ -129,7 +132,7 @@ impl Errors<'_> {
 /// Parses and validates scenario text; `file` is only for messages.
 pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
     let errors = Errors { file, text };
-    let raw = read_toml(text, &errors)?;
+    let mut raw = read_toml(text, &errors)?;
     let recipe = catalogue::find(&raw.recipe).ok_or_else(|| {
         errors.at(
             "recipe",
@@ -150,6 +153,8 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
     let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
+    let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
+        .map_err(|(key, message)| errors.at(key, message))?;
     let expect = expect(&raw.expect, recipe, &errors)?;
     Ok(Scenario {
         name: name.to_string(),
@@ -168,6 +173,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         store,
         tree,
         expect,
+        termination,
     })
 }
 
@@ -661,7 +667,9 @@ fn expect(
     errors: &Errors,
 ) -> Result<Vec<(&'static str, Verdict)>, ScenarioError> {
     let properties = recipe.properties();
-    let known: Vec<&str> = properties.iter().map(|(p, _)| *p).collect();
+    let known: Vec<&str> = (properties.iter().map(|(p, _)| *p))
+        .chain([TERMINATES])
+        .collect();
     if let Some(unknown) = given.keys().find(|key| !known.contains(&key.as_str())) {
         let hint = did_you_mean(unknown, &known)
             .map(|near| format!("did you mean `{near}`? "))

@@ -20,10 +20,19 @@
 //! sequence_bits = 32
 //! child_order = "hashed"   # or "reversed"
 //!
+//! [check]               # optional: how deep the search goes
+//! depth_bound = 200     # steps before a path counts as still going, 1 to 1000
+//!
 //! [expect]              # every property of the recipe, and nothing else
 //! mutual_exclusion = "violated"      # always-properties: holds | violated
 //! someone_acquired = "reached"       # sometimes-properties: reached | unreached
+//! terminates = "holds"               # every recipe's; optional (holds)
 //! ```
+//!
+//! `terminates` (every fair run ends) and the depth bound are read by
+//! [`Termination::parse`]; a search that reaches the bound stops there
+//! ([`crate::check::Limit::DepthBound`]) and
+//! [`crate::properties::termination`] judges what it found.
 //!
 //! Unknown keys are errors, and so is every value that makes no sense; each
 //! error names the file, the key and what was expected.
@@ -34,6 +43,7 @@ use std::path::{Path as FsPath, PathBuf};
 use crate::catalogue::AnyWorld;
 use crate::check::{CheckOptions, Outcome, Verdict};
 use crate::faults::FaultBudget;
+use crate::properties::termination::{self, Termination};
 use crate::store::StoreConfig;
 use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
 use crate::world::StartingNode;
@@ -144,6 +154,9 @@ pub struct Scenario {
     pub tree: Vec<StartingNode>,
     /// Each property of the recipe with its expected verdict, in the recipe's order.
     pub expect: Vec<(&'static str, Verdict)>,
+    /// Every recipe's `terminates`: its expected verdict and the depth
+    /// bound of the search (`[check] depth_bound`).
+    pub termination: Termination,
 }
 
 impl Scenario {
@@ -194,7 +207,7 @@ impl Scenario {
     /// Checks the scenario exhaustively and compares each property with its
     /// expectation.
     pub fn check(&self, options: &CheckOptions) -> Outcome {
-        self.world().check(options, &self.expect)
+        self.world().check(options, &self.expect, &self.termination)
     }
 
     /// The scenario's world, whatever its recipe: the one place that turns a
@@ -335,6 +348,9 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     }
     if let Some(why) = crate::check::unreached_why(outcome) {
         let _ = writeln!(out, "{why}");
+    }
+    if let Some(note) = termination::note(outcome) {
+        let _ = writeln!(out, "{note}");
     }
     if let Some(panic) = &outcome.panic {
         let _ = writeln!(out, "\nTHE MODEL PANICKED: {}", panic.message);
