@@ -292,7 +292,7 @@ pub enum Target {
     /// One client, whatever it does.
     Client(ClientId),
     /// Whoever plays this role when the fault strikes: an index into the
-    /// world's targets ([`crate::world::World::target_names`]), with its name.
+    /// world's targets ([`crate::world::World::parts`]), with its name.
     Role { index: u8, name: &'static str },
 }
 

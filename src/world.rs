@@ -392,7 +392,7 @@ pub struct Control<S> {
     /// as bits over [`Recipe::phase_names`].
     pub phases: AtomicU64,
     /// The fault kinds injected on some path the search took, as bits over
-    /// [`FaultBudget::fields`].
+    /// [`crate::faults::Kind`].
     pub faults: AtomicU8,
     /// Steps the search took that did not raise
     /// [`termination::rank`](crate::properties::termination::rank): while

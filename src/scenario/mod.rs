@@ -10,15 +10,28 @@
 //! script = ["acquire", "work", "release"]   # what each client's application does
 //! # or one script per client:
 //! # scripts = [["write", "work", "release"], ["read", "release"]]
+//! # a step "acquire with timeout" may time out while pending
 //!
-//! [faults]              # budgets; every kind defaults to 0
+//! [[client]]            # optional, one per client: its own variant, script
+//! variant = "no_guid"
+//!
+//! [params]              # the recipe's typed parameters (`max_leases = 1`)
+//!
+//! [faults]              # budgets at any client; every kind defaults to 0
 //! pause = 1
 //! expire = 1
 //! expire_anytime = false
 //!
+//! [[fault]]             # a fault aimed at a client or a part it plays
+//! kind = "pause"
+//! target = "holder"     # or client = 1
+//!
 //! [store]               # optional server settings
 //! sequence_bits = 32
 //! child_order = "hashed"   # or "reversed"
+//! [[store.node]]        # the tree before the clients start
+//! path = "/lock/c9-lock-0000000000"
+//! ephemeral = true      # of a process that died before they started
 //!
 //! [check]               # optional: how deep the search goes
 //! depth_bound = 200     # steps before a path counts as still going, 1 to 1000
@@ -35,7 +48,10 @@
 //! [`crate::properties::termination`] judges what it found.
 //!
 //! Unknown keys are errors, and so is every value that makes no sense; each
-//! error names the file, the key and what was expected.
+//! error names the file, the key and what was expected. Its `file` module reads the
+//! text section by section; the recipe's own tables (variants, commands,
+//! parameters, parts) come from [`crate::catalogue`], the fault kinds from
+//! [`crate::faults::DECLARATIONS`].
 
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
