@@ -8,7 +8,7 @@ use serde::Serialize;
 use zoocheck::check::{Judgement, Limit, Outcome, Verdict};
 use zoocheck::properties::termination;
 use zoocheck::report::{Checked, Destination};
-use zoocheck::scenario::Scenario;
+use zoocheck::scenario::{Scenario, ScenarioError};
 use zoocheck::simulate::SimulateOptions;
 use zoocheck::text::{quoted, shorten};
 use zoocheck::trace::{self};
@@ -107,45 +107,7 @@ pub(crate) fn run(
         }
         return Err(UsageError(first.to_string()));
     }
-    if let Mode::Simulate {
-        reproduce: Some(property),
-        ..
-    } = mode
-    {
-        for scenario in &scenarios {
-            if !scenario.expect.iter().any(|(name, _)| *name == property) {
-                let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
-                return Err(UsageError(format!(
-                    "--reproduce {}: not a property of {}; expected one of {}",
-                    quoted(property, 60),
-                    scenario.name,
-                    known.join(", ")
-                )));
-            }
-        }
-    }
-    if let Mode::Check { witness, .. } = mode {
-        // A scenario without the property shows no run of it; a property no
-        // scenario has is a typo.
-        for property in witness {
-            if !scenarios
-                .iter()
-                .any(|scenario| scenario.expect.iter().any(|(name, _)| name == property))
-            {
-                let known: Vec<&str> = scenarios[0].expect.iter().map(|(name, _)| *name).collect();
-                return Err(UsageError(format!(
-                    "--witness {}: not a property of {}; expected one of {}",
-                    quoted(property, 60),
-                    if scenarios.len() == 1 {
-                        scenarios[0].name.clone()
-                    } else {
-                        "any scenario given".to_string()
-                    },
-                    known.join(", ")
-                )));
-            }
-        }
-    }
+    properties_named(&scenarios, mode)?;
     for error in &refused {
         eprintln!("zoocheck: {error}");
     }
@@ -192,56 +154,20 @@ pub(crate) fn run(
             .collect();
         outln!("{}", serde_json::to_string_pretty(&json_out)?);
     }
-    let not_met = judgements
-        .iter()
-        .filter(|j| **j == Judgement::NotMet)
-        .count();
-    let unproven = judgements
-        .iter()
-        .filter(|j| **j == Judgement::Unproven)
-        .count();
-    let simulating = matches!(mode, Mode::Simulate { .. });
-    let reproducing = matches!(
-        mode,
-        Mode::Simulate {
-            reproduce: Some(_),
-            ..
-        }
-    );
-    let checked = plural(scenarios.len(), "scenario");
-    let summary = if not_met > 0 {
-        format!("{checked}: SOME EXPECTATIONS NOT MET")
-    } else if simulating {
-        format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
-    } else if unproven > 0 {
-        format!(
-            "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
-            if unproven == 1 { "has" } else { "have" }
-        )
-    } else {
-        format!("{checked}: every expectation met")
-    };
+    let summary = Summary::of(&judgements, scenarios.len(), mode);
     if let Some(destination) = report {
-        let checked: Vec<Checked> = scenarios
-            .iter()
-            .zip(&outcomes)
-            .zip(&commands)
-            .map(|((scenario, outcome), found_by)| Checked {
-                scenario,
-                outcome,
-                found_by,
-            })
-            .collect();
-        let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
-        destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
-        if destination.replaces {
-            eprintln!("note: replacing {}", destination.index.display());
-        }
-        eprintln!("wrote {}", destination.index.display());
+        write_report(
+            destination,
+            &scenarios,
+            &outcomes,
+            &commands,
+            &refused,
+            &summary.line,
+        )?;
     }
-    if !json && !reproducing {
+    if !json && !summary.reproducing {
         outln!("");
-        outln!("{summary}");
+        outln!("{}", summary.line);
         if !refused.is_empty() {
             outln!(
                 "{} refused (see the errors above)",
@@ -249,15 +175,145 @@ pub(crate) fn run(
             );
         }
     }
-    Ok(if not_met > 0 {
-        ExitCode::from(1)
-    } else if !refused.is_empty() {
-        ExitCode::from(2)
-    } else if unproven > 0 && !simulating {
-        ExitCode::from(EXIT_INCOMPLETE)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(summary.exit_code(!refused.is_empty()))
+}
+
+/// Refuses a `--reproduce` property some scenario does not have, and a
+/// `--witness` property no scenario has (a typo): the usage error says so.
+fn properties_named(scenarios: &[Scenario], mode: Mode) -> Result<(), UsageError> {
+    if let Mode::Simulate {
+        reproduce: Some(property),
+        ..
+    } = mode
+    {
+        for scenario in scenarios {
+            if !scenario.expect.iter().any(|(name, _)| *name == property) {
+                let known: Vec<&str> = scenario.expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--reproduce {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    scenario.name,
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    if let Mode::Check { witness, .. } = mode {
+        // A scenario without the property shows no run of it; a property no
+        // scenario has is a typo.
+        for property in witness {
+            if !scenarios
+                .iter()
+                .any(|scenario| scenario.expect.iter().any(|(name, _)| name == property))
+            {
+                let known: Vec<&str> = scenarios[0].expect.iter().map(|(name, _)| *name).collect();
+                return Err(UsageError(format!(
+                    "--witness {}: not a property of {}; expected one of {}",
+                    quoted(property, 60),
+                    if scenarios.len() == 1 {
+                        scenarios[0].name.clone()
+                    } else {
+                        "any scenario given".to_string()
+                    },
+                    known.join(", ")
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The line that ends a run, and its exit code.
+struct Summary {
+    line: String,
+    not_met: usize,
+    unproven: usize,
+    simulating: bool,
+    /// `--reproduce`, whose one line per scenario is the whole answer.
+    reproducing: bool,
+}
+
+impl Summary {
+    fn of(judgements: &[Judgement], scenarios: usize, mode: Mode) -> Summary {
+        let not_met = judgements
+            .iter()
+            .filter(|j| **j == Judgement::NotMet)
+            .count();
+        let unproven = judgements
+            .iter()
+            .filter(|j| **j == Judgement::Unproven)
+            .count();
+        let simulating = matches!(mode, Mode::Simulate { .. });
+        let reproducing = matches!(
+            mode,
+            Mode::Simulate {
+                reproduce: Some(_),
+                ..
+            }
+        );
+        let checked = plural(scenarios, "scenario");
+        let summary = if not_met > 0 {
+            format!("{checked}: SOME EXPECTATIONS NOT MET")
+        } else if simulating {
+            format!("{checked}: no unexpected violation; a simulation proves nothing (verdicts marked ? are unproven)")
+        } else if unproven > 0 {
+            format!(
+                "{checked}: INCOMPLETE: no expectation contradicted, but {unproven} {} unproven verdicts (marked ?)",
+                if unproven == 1 { "has" } else { "have" }
+            )
+        } else {
+            format!("{checked}: every expectation met")
+        };
+        Summary {
+            line: summary,
+            not_met,
+            unproven,
+            simulating,
+            reproducing,
+        }
+    }
+
+    /// 1 for an expectation proven wrong, 2 for a refused file, 3 for an
+    /// unproven verdict of a check, else 0.
+    fn exit_code(&self, refused: bool) -> ExitCode {
+        if self.not_met > 0 {
+            ExitCode::from(1)
+        } else if refused {
+            ExitCode::from(2)
+        } else if self.unproven > 0 && !self.simulating {
+            ExitCode::from(EXIT_INCOMPLETE)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// `--report DIR`: the verdicts and counterexamples as one HTML page.
+fn write_report(
+    destination: Destination,
+    scenarios: &[Scenario],
+    outcomes: &[Outcome],
+    commands: &[String],
+    refused: &[ScenarioError],
+    summary: &str,
+) -> Result<(), UsageError> {
+    let checked: Vec<Checked> = scenarios
+        .iter()
+        .zip(outcomes)
+        .zip(commands)
+        .map(|((scenario, outcome), found_by)| Checked {
+            scenario,
+            outcome,
+            found_by,
+        })
+        .collect();
+    let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
+    destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
+    if destination.replaces {
+        eprintln!("note: replacing {}", destination.index.display());
+    }
+    eprintln!("wrote {}", destination.index.display());
+    Ok(())
 }
 
 /// `--reproduce`: whether a walk found the one property asked about, said in
