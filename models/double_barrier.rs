@@ -665,7 +665,7 @@ impl Catalogued for DoubleBarrier {
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("enter", Command::Enter), ("leave", Command::Leave)];
 
-    /// x is the number of clients whose script enters.
+    /// x, by default the number of clients whose script enters.
     type Params = Params;
 
     fn build(variant: Variant, params: &Params, scripts: &[Vec<Command>]) -> DoubleBarrier {
