@@ -509,19 +509,18 @@ pub fn enabled<S>(
             if !(declaration.when)(&at) {
                 continue;
             }
-            let mut charges = Vec::new();
-            if state.spent.any[kind as usize] < budget.any[kind as usize] {
-                charges.push(Charge::Any);
-            }
-            for (index, aimed) in budget.aimed.iter().enumerate() {
+            // Each budget that can pay for it, at any client first: the
+            // checker's order, with no allocation on its hot path.
+            let any = state.spent.any[kind as usize] < budget.any[kind as usize];
+            let aimed = budget.aimed.iter().enumerate().filter(|(index, aimed)| {
                 let aimed_here = match aimed.target {
                     Target::Client(target) => target == client,
                     Target::Role { index, .. } => targeted(client, index),
                 };
-                if aimed.kind == kind && aimed_here && state.spent.aimed[index] < aimed.count {
-                    charges.push(Charge::Aimed(index as u8));
-                }
-            }
+                aimed.kind == kind && aimed_here && state.spent.aimed[*index] < aimed.count
+            });
+            let charges = (any.then_some(Charge::Any).into_iter())
+                .chain(aimed.map(|(index, _)| Charge::Aimed(index as u8)));
             for charge in charges {
                 for applied in (declaration.received)(&at) {
                     out.push(crate::world::Action::Fault(Fault {
