@@ -1364,7 +1364,7 @@ fn world_an_aimed_fault_strikes_only_its_target_and_spends_its_own_budget() {
     // Pausing the holder spends the aimed budget, not the one at any client.
     let after = walk(&world, held, &[Action::Fault(paused(0, Charge::Aimed(0)))]);
     assert_eq!(after.spent.aimed, [1, 0, 0, 0]);
-    assert_eq!(after.spent.any, [0; 6]);
+    assert_eq!(after.spent.any, [0; zoocheck::faults::KINDS]);
     assert_eq!(after.processes[0].status, Status::Paused);
     assert_eq!(
         faults_enabled(&world, &after),
