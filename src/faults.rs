@@ -534,3 +534,18 @@ pub fn enabled<S>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Kind, DECLARATIONS};
+
+    /// A kind's declaration is found by its position: the two lists agree.
+    #[test]
+    fn each_kind_is_declared_in_its_own_place() {
+        for kind in Kind::ALL {
+            assert_eq!(kind.declaration().kind, kind);
+            assert_eq!(Kind::named(kind.name()), Some(kind));
+        }
+        assert_eq!(DECLARATIONS.len(), Kind::ALL.len());
+    }
+}
