@@ -682,14 +682,10 @@ impl Catalogued for DoubleBarrier {
         _scripts: &[Vec<Command>],
     ) -> Result<(), (&'static str, String)> {
         match params.threshold {
-            Some(threshold) if threshold == 0 || threshold > crate::scenario::CLIENTS_MAX => Err((
-                "params.threshold",
-                format!(
-                    "{threshold}; expected 1 to {}",
-                    crate::scenario::CLIENTS_MAX
-                ),
-            )),
-            _ => Ok(()),
+            Some(threshold) => {
+                crate::catalogue::one_to_clients_max("params.threshold", threshold, "")
+            }
+            None => Ok(()),
         }
     }
 

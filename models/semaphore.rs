@@ -831,17 +831,11 @@ impl Catalogued for Semaphore {
         params: &Params,
         _scripts: &[Vec<Command>],
     ) -> Result<(), (&'static str, String)> {
-        if params.max_leases == 0 || params.max_leases > crate::scenario::CLIENTS_MAX {
-            return Err((
-                "params.max_leases",
-                format!(
-                    "{}; expected 1 to {} (a semaphore of no lease holds nobody)",
-                    params.max_leases,
-                    crate::scenario::CLIENTS_MAX
-                ),
-            ));
-        }
-        Ok(())
+        crate::catalogue::one_to_clients_max(
+            "params.max_leases",
+            params.max_leases,
+            " (a semaphore of no lease holds nobody)",
+        )
     }
 
     fn properties() -> Vec<Property<World<Semaphore>>> {

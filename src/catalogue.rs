@@ -151,6 +151,21 @@ pub fn command_name<R: Catalogued>(command: &R::Command) -> &'static str {
         .map_or("(a command no script can name)", |(name, _)| name)
 }
 
+/// [`Catalogued::check_params`] for a count of clients (a threshold, a
+/// number of leases): `value` under `key` must be 1 to
+/// [`crate::scenario::CLIENTS_MAX`]; `why` says what 0 would mean.
+pub fn one_to_clients_max(
+    key: &'static str,
+    value: u8,
+    why: &str,
+) -> Result<(), (&'static str, String)> {
+    let max = crate::scenario::CLIENTS_MAX;
+    if (1..=max).contains(&value) {
+        return Ok(());
+    }
+    Err((key, format!("{value}; expected 1 to {max}{why}")))
+}
+
 /// [`Catalogued::check_faults`] for a recipe whose world cannot restart a
 /// process soundly, saying `why`.
 pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static str, String)> {
