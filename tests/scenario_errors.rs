@@ -1040,3 +1040,24 @@ fn a_command_with_a_timeout_is_one_whose_recipe_can_time_out() {
          work, release, cancel"
     );
 }
+
+#[test]
+fn a_semaphore_of_no_lease_is_refused() {
+    let text =
+        "description = \"d\"\nrecipe = \"semaphore\"\nvariant = \"reference\"\nclients = 2\n\
+                script = [\"acquire\", \"release\"]\n[params]\nmax_leases = 0\n[expect]\n\
+                leases_within_limit = \"holds\"\nleases_granted = \"holds\"\n\
+                herd_avoidance = \"holds\"\nno_orphan_no_deadlock = \"holds\"\n\
+                leases_shared = \"reached\"\nsemaphore_full = \"unreached\"\n\
+                waiter_woken = \"reached\"\n";
+    let file = Path::new("scenarios/semaphore/broken.toml");
+    assert_eq!(
+        Scenario::parse(text, file, "semaphore/broken")
+            .unwrap_err()
+            .to_string(),
+        "scenarios/semaphore/broken.toml: `params.max_leases`: 0; expected 1 to 4 (a semaphore \
+         of no lease holds nobody)"
+    );
+    let one = text.replace("max_leases = 0", "max_leases = 1");
+    assert!(Scenario::parse(&one, file, "semaphore/one").is_ok());
+}
