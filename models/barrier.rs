@@ -203,6 +203,8 @@ impl Barrier {
 impl Recipe for Barrier {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -213,7 +215,7 @@ impl Recipe for Barrier {
         1 << state.phase as u32
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -458,7 +460,7 @@ mod tests {
 }
 
 /// The barrier's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Barrier>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(world: &World<Barrier>, run: Run<'_, Barrier>, property: &str) -> Option<String> {
     let state = run.last();
     let barrier = world.directory();
     let in_phase = |phase: Phase| -> Vec<String> {

@@ -167,6 +167,8 @@ impl Configuration {
 impl Recipe for Configuration {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -177,7 +179,7 @@ impl Recipe for Configuration {
         1 << state.phase as u32
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -331,7 +333,11 @@ mod tests {
 }
 
 /// The configuration's own property broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Configuration>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<Configuration>,
+    run: Run<'_, Configuration>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     if property != "readers_hold_the_last_value" || readers_hold_the_last_value(world, state) {
         return None;

@@ -84,6 +84,7 @@ use std::sync::Arc;
 
 use stateright::Property;
 
+use super::joined::{Joined, Joins};
 use crate::catalogue::{refuse_restarts, Catalogued, Docs};
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
@@ -307,7 +308,7 @@ impl DoubleBarrier {
             .child(state.node.as_deref().expect("a process with a node"))
     }
 
-    fn arm(&self, state: &mut State, out: &mut Effects) {
+    fn arm(&self, state: &mut State, out: &mut Effects<Joined>) {
         out.send(Op::Exists {
             path: self.ready.clone(),
             watch: true,
@@ -319,7 +320,7 @@ impl DoubleBarrier {
         };
     }
 
-    fn join(&self, me: Incarnation, state: &mut State, out: &mut Effects) {
+    fn join(&self, me: Incarnation, state: &mut State, out: &mut Effects<Joined>) {
         let name: Arc<str> = Arc::from(me.guid());
         out.send(Op::Create {
             path: self.dir.child(&name),
@@ -330,14 +331,14 @@ impl DoubleBarrier {
         state.phase = Phase::Joining;
     }
 
-    fn list(&self, watch: bool, out: &mut Effects) {
+    fn list(&self, watch: bool, out: &mut Effects<Joined>) {
         out.send(Op::GetChildren {
             path: self.dir.clone(),
             watch,
         });
     }
 
-    fn delete_mine(&self, state: &State, out: &mut Effects) {
+    fn delete_mine(&self, state: &State, out: &mut Effects<Joined>) {
         out.send(Op::Delete {
             path: self.node(state),
             version: ANY_VERSION,
@@ -345,7 +346,7 @@ impl DoubleBarrier {
     }
 
     /// Enter step 5 or 6, on the listing of step 4.
-    fn on_count(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+    fn on_count(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Joined>) {
         let nodes = names.iter().filter(|name| is_process_node(name)).count();
         if state.ready_seen {
             state.phase = Phase::Computing;
@@ -364,7 +365,7 @@ impl DoubleBarrier {
     }
 
     /// Leave step 1, or seed 004's delete and watched listing.
-    fn leave(&self, state: &mut State, out: &mut Effects) {
+    fn leave(&self, state: &mut State, out: &mut Effects<Joined>) {
         if matches!(self.variant, Variant::Count | Variant::CountAll) {
             self.delete_mine(state, out);
             self.list(true, out);
@@ -376,7 +377,7 @@ impl DoubleBarrier {
     }
 
     /// Leave steps 2 to 5, on the listing of step 1.
-    fn on_leave_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+    fn on_leave_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Joined>) {
         let mine = state.node.clone().expect("a process with a node");
         match leave_step(names, &mine) {
             LeaveStep::Exit => state.phase = Phase::Left,
@@ -399,7 +400,7 @@ impl DoubleBarrier {
 
     /// Seed 004: M = 0 exits; otherwise wait for the watch set by this
     /// listing. Our node still listed means its delete was lost: again.
-    fn on_drain_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+    fn on_drain_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Joined>) {
         let mine = state.node.as_deref().expect("a process with a node");
         if count(self.variant, names) == 0 {
             state.phase = Phase::Left;
@@ -415,7 +416,7 @@ impl DoubleBarrier {
         state: &mut State,
         op: Op,
         result: OpResult,
-        out: &mut Effects,
+        out: &mut Effects<Joined>,
     ) {
         let lost = matches!(result, Err(ErrorCode::ConnectionLoss));
         let is_ready = op.path() == Some(&self.ready);
@@ -471,7 +472,7 @@ impl DoubleBarrier {
         }
     }
 
-    fn on_watch(&self, state: &mut State, kind: EventType, path: &Path, out: &mut Effects) {
+    fn on_watch(&self, state: &mut State, kind: EventType, path: &Path, out: &mut Effects<Joined>) {
         match &state.phase {
             // Step 5's event. The process that creates ready gets it too (its
             // own watch fires) but waits for its create's answer instead, so
@@ -499,6 +500,8 @@ impl DoubleBarrier {
 impl Recipe for DoubleBarrier {
     type State = State;
     type Command = Command;
+    type Fact = Joined;
+    type Log = Joins;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -508,7 +511,7 @@ impl Recipe for DoubleBarrier {
         1 << state.phase.index()
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -520,7 +523,13 @@ impl Recipe for DoubleBarrier {
         }
     }
 
-    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects<Joined>,
+    ) {
         if state.phase == Phase::Dead {
             return;
         }
@@ -603,12 +612,12 @@ impl Recipe for DoubleBarrier {
 
     /// A process node created is a process entered, whether or not its
     /// creator heard back.
-    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Joined> {
         match (op, result) {
             (Op::Create { path, .. }, Ok(_))
                 if path.is_child_of(&self.dir) && is_process_node(path.name()) =>
             {
-                Some(Observation::Joined)
+                Some(Joined)
             }
             _ => None,
         }
@@ -736,16 +745,16 @@ impl crate::catalogue::Params for Params {
 }
 
 /// Enter safety: no process starts computing before x processes have entered,
-/// counted from the server's creates of process nodes (`history.joined`, a
+/// counted from the server's creates of process nodes (`history.log`, a
 /// lost create reply still entered). Exact on the current state: the count
 /// only grows, and a process that started too early is found so in the
 /// state its start made.
-pub fn enter_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+pub fn enter_safety(world: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
     let started = state
         .processes
         .iter()
         .any(|process| process.recipe.phase.has_started());
-    !started || state.history.joined.count_ones() as usize >= world.shared().threshold
+    !started || state.history.log.count() >= world.shared().threshold
 }
 
 /// Leave safety: no process has finished Leave while another is still in the
@@ -754,7 +763,7 @@ pub fn enter_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> 
 /// after its create: [`Phase::has_joined`]) and whose node exists. A process
 /// whose session ended has left the barrier as far as the others can tell:
 /// that is the seeds' promise that failures do not block the correct.
-pub fn leave_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+pub fn leave_safety(world: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
     let store = &state.net.store;
     let left = |i: usize| state.processes[i].recipe.phase == Phase::Left;
     let inside = |j: usize| {
@@ -773,7 +782,7 @@ pub fn leave_safety(world: &World<DoubleBarrier>, state: &WorldState<State>) -> 
 /// whose session ended before ready existed leaves the others short, as the
 /// seeds' fixed x implies). Sound on quiescent states for the reason
 /// [`properties::no_orphan_no_deadlock`] gives.
-pub fn no_deadlock(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+pub fn no_deadlock(world: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
     if !world.is_quiescent(state) {
         return true;
     }
@@ -790,7 +799,7 @@ pub fn no_deadlock(world: &World<DoubleBarrier>, state: &WorldState<State>) -> b
 }
 
 /// Some process started computing (the partner of enter safety).
-pub fn someone_computes(_: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+pub fn someone_computes(_: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
     state
         .processes
         .iter()
@@ -798,7 +807,7 @@ pub fn someone_computes(_: &World<DoubleBarrier>, state: &WorldState<State>) -> 
 }
 
 /// Some process left (the partner of leave safety).
-pub fn someone_left(_: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+pub fn someone_left(_: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
     state
         .processes
         .iter()
@@ -893,7 +902,11 @@ mod tests {
 }
 
 /// The double barrier's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<DoubleBarrier>,
+    run: Run<'_, DoubleBarrier>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     let recipe = world.shared();
     let phase_of = |c: usize| format!("c{c} ({})", state.processes[c].recipe);
@@ -906,7 +919,7 @@ fn violation(world: &World<DoubleBarrier>, run: Run<'_, State>, property: &str) 
             Some(format!(
                 "{} started computing when only {} of the {} processes the barrier waits for had entered",
                 properties::and_list(&started),
-                state.history.joined.count_ones(),
+                state.history.log.count(),
                 recipe.threshold
             ))
         }

@@ -230,6 +230,8 @@ impl Election {
 impl Recipe for Election {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -240,7 +242,7 @@ impl Recipe for Election {
             | 1 << (super::contender::PHASES.len() as u32 + state.ack.index())
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -530,7 +532,7 @@ mod tests {
 }
 
 /// The election's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Election>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(world: &World<Election>, run: Run<'_, Election>, property: &str) -> Option<String> {
     let state = run.last();
     let dir = world.directory();
     let owner = |session: i64| match world.client_of(state, session) {

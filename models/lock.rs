@@ -139,6 +139,8 @@ impl Lock {
 impl Recipe for Lock {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &super::contender::PHASES

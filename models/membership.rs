@@ -9,7 +9,7 @@
 //! 1. Join ([`Command::Join`]): create the ephemeral node `/group/<guid>`
 //!    ([`Incarnation::guid`]). After CONNECTIONLOSS it creates again; a
 //!    NODEEXISTS is its own node (the name is its process's GUID). The
-//!    server's applying the create is the fact [`Observation::Joined`]
+//!    server's applying the create is the fact [`Joined`]
 //!    ([`Recipe::served`]), whether or not the member hears back.
 //! 2. Once its node is confirmed, list the group with a watch
 //!    (`getChildren`), and keep the names as its view.
@@ -33,12 +33,13 @@ use std::sync::Arc;
 
 use stateright::Property;
 
+use super::joined::{Joined, Joins};
 use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
-use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
-use crate::world::{History, Run, World, WorldState};
+use crate::world::{Run, World, WorldState};
 
 /// The group node, which the world creates.
 pub const GROUP: &str = "/group";
@@ -147,7 +148,7 @@ impl Membership {
         }
     }
 
-    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects<Joined>) {
         match (&op, result) {
             (_, Err(ErrorCode::SessionExpired)) => self.end(state),
             (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
@@ -181,6 +182,8 @@ impl Membership {
 impl Recipe for Membership {
     type State = State;
     type Command = Command;
+    type Fact = Joined;
+    type Log = Joins;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -191,7 +194,7 @@ impl Recipe for Membership {
         1 << state.phase as u32
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -203,7 +206,13 @@ impl Recipe for Membership {
         }
     }
 
-    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects<Joined>,
+    ) {
         match input {
             Input::Command(Command::Join) if state.phase == Phase::Idle => {
                 state.phase = Phase::Creating;
@@ -252,11 +261,9 @@ impl Recipe for Membership {
     }
 
     /// The server created a member's node: it joined.
-    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Joined> {
         match (op, result) {
-            (Op::Create { path, .. }, Ok(_)) if path.is_child_of(&self.group) => {
-                Some(Observation::Joined)
-            }
+            (Op::Create { path, .. }, Ok(_)) if path.is_child_of(&self.group) => Some(Joined),
             _ => None,
         }
     }
@@ -312,23 +319,24 @@ impl Catalogued for Membership {
     }
 }
 
-type Check = WorldState<State>;
+type Check = WorldState<State, Joins>;
 
 /// A live member: its process runs, its session is alive, and the server
 /// created its node (it joined).
 pub fn live_member(world: &World<Membership>, state: &Check, client: usize) -> bool {
     let me = world.incarnation(state, client);
-    state.is_live(client) && state.history.joined & History::incarnation_bit(me) != 0
+    state.is_live(client) && state.history.log.has(me)
 }
 
 /// No member's view lists a process that never joined (whose node the server
 /// never created).
 pub fn views_list_only_joined(_: &World<Membership>, state: &Check) -> bool {
     state.processes.iter().all(|process| {
-        process.recipe.view.iter().all(|name| {
-            process_of(name)
-                .is_some_and(|member| state.history.joined & History::incarnation_bit(member) != 0)
-        })
+        process
+            .recipe
+            .view
+            .iter()
+            .all(|name| process_of(name).is_some_and(|member| state.history.log.has(member)))
     })
 }
 
@@ -399,16 +407,18 @@ mod tests {
 }
 
 /// The group's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Membership>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<Membership>,
+    run: Run<'_, Membership>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
     match property {
         "views_list_only_joined" if !views_list_only_joined(world, state) => {
             let (c, name) = (0..world.clients()).find_map(|c| {
                 let never = state.processes[c].recipe.view.iter().find(|name| {
-                    !process_of(name).is_some_and(|member| {
-                        state.history.joined & History::incarnation_bit(member) != 0
-                    })
+                    !process_of(name).is_some_and(|member| state.history.log.has(member))
                 })?;
                 Some((c, never.clone()))
             })?;

@@ -8,6 +8,7 @@ pub mod configuration;
 pub mod contender;
 pub mod double_barrier;
 pub mod election;
+pub mod joined;
 pub mod lock;
 pub mod membership;
 pub mod priority_queue;

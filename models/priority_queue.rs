@@ -25,26 +25,29 @@
 //!
 //! The property ([`highest_priority_first`]) is judged on what a consumer
 //! was told, at the moment it chose an item (sent the first request of
-//! taking it, [`Observation::Chose`]): it fails if, then, an item that
+//! taking it, [`queue::Fact::Chose`]): it fails if, then, an item that
 //! outranks the chosen one was queued and the consumer knew of it, because
 //! it was in the latest listing the consumer had read, or because a watch
 //! event had told the consumer the queue changed since that listing (the
 //! seed's "invalidate previously obtained children lists if a watch
 //! notification triggers"): a listing then would show every item queued.
-//! What the consumer was told the world keeps from what it delivered
-//! ([`crate::world::Knowledge`]), not from the recipe's own account. The
+//! What the consumer was told its log keeps from what the world delivered
+//! to it ([`Knowledge`], [`PriorityLog::learn`](Log::learn)), not from the
+//! recipe's own account. The
 //! property is no stronger: an item put after the consumer's listing, of
 //! which no event has reached it yet, is one it cannot know of, whatever it
 //! does; and an event that arrives after the choice cannot undo it.
 
 use stateright::Property;
 
-use super::queue::{self, OnChange, Queue};
+use std::sync::Arc;
+
+use super::queue::{self, Fact, OnChange, Queue, QueueLog};
 pub use super::queue::{Put, State, Take};
 use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::faults::FaultBudget;
-use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::store::{Op, OpResult, Path};
+use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
+use crate::store::{EventType, Op, OpResult, Path, Response};
 use crate::world::{Run, World, WorldState};
 
 /// The priority of a [`Command::PutHigh`] item (`queue-00-`).
@@ -92,6 +95,8 @@ impl PriorityQueue {
 impl Recipe for PriorityQueue {
     type State = State;
     type Command = Command;
+    type Fact = Fact;
+    type Log = PriorityLog;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &queue::PHASES
@@ -101,7 +106,7 @@ impl Recipe for PriorityQueue {
         state.phases()
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -109,7 +114,13 @@ impl Recipe for PriorityQueue {
         State::new()
     }
 
-    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects<Fact>,
+    ) {
         let queue = &self.queue;
         let input = match input {
             Input::Command(Command::PutHigh) => return queue.put(me, state, Some(HIGH), out),
@@ -138,19 +149,122 @@ impl Recipe for PriorityQueue {
         false
     }
 
-    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Fact> {
         self.queue.served(op, result)
     }
+}
 
-    fn ranks(&self) -> bool {
-        true
+/// Whether the node named `name` is to be taken before `than`: its priority
+/// is higher (a lower number).
+fn outranks(name: &str, than: &str) -> bool {
+    match (queue::key(name), queue::key(than)) {
+        (Some((theirs, _)), Some((ours, _))) => theirs < ours,
+        _ => false,
+    }
+}
+
+/// What a consumer was told of the queue, as the world delivered it: the
+/// latest listing it read, and whether a watch event told it the queue
+/// changed since. Kept by the log, not the recipe, so that a consumer's
+/// choices are judged on what it was told, not on what it says it knew.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Knowledge {
+    pub listing: Vec<Arc<str>>,
+    pub told_of_change: bool,
+}
+
+/// The queue's log, with what each consumer was told and whether one chose
+/// against its priority.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct PriorityLog {
+    pub queue: QueueLog,
+    /// What each client was told of the queue, by client.
+    pub knowledge: Vec<Knowledge>,
+    /// A consumer chose an item while one that outranks it was queued and
+    /// the consumer knew of it: in its latest listing, or after a watch
+    /// event had told it the queue changed since that listing
+    /// ([`Fact::Chose`]).
+    pub inverted: bool,
+}
+
+impl AsRef<QueueLog> for PriorityLog {
+    fn as_ref(&self) -> &QueueLog {
+        &self.queue
+    }
+}
+
+impl Log for PriorityLog {
+    type Fact = Fact;
+
+    fn new(clients: usize) -> PriorityLog {
+        PriorityLog {
+            queue: QueueLog::default(),
+            knowledge: vec![Knowledge::default(); clients],
+            inverted: false,
+        }
     }
 
-    fn outranks(&self, name: &str, than: &str) -> bool {
-        match (queue::key(name), queue::key(than)) {
-            (Some((theirs, _)), Some((ours, _))) => theirs < ours,
-            _ => false,
+    fn record(&mut self, fact: &Fact, at: Witness<'_>) {
+        let Fact::Chose { node } = fact else {
+            return self.queue.record(fact, at);
+        };
+        let knew = &self.knowledge[at.process.client];
+        let (store, dir) = (at.store, at.directory);
+        let outranks = |name: &Arc<str>| outranks(name, node);
+        self.inverted |= knew
+            .listing
+            .iter()
+            .any(|name| outranks(name) && store.exists(&dir.child(name)))
+            || (knew.told_of_change && store.children(dir).iter().any(outranks));
+    }
+
+    fn learn<C>(&mut self, client: ClientId, input: &Input<C>, directory: &Path) {
+        let knew = &mut self.knowledge[client];
+        match input {
+            Input::Reply {
+                op: Op::GetChildren { path, .. },
+                result: Ok(Response::Children { names, .. }),
+            } if path == directory => {
+                knew.listing = names.clone();
+                knew.told_of_change = false;
+            }
+            Input::Watch(event)
+                if event.kind == EventType::NodeChildrenChanged && event.path == *directory =>
+            {
+                knew.told_of_change = true;
+            }
+            _ => {}
         }
+    }
+
+    /// What it was told, then what it took and chose: a choice against the
+    /// priority says why the consumer knew better (no later input of the
+    /// step is a listing or an event).
+    fn tell(&self, before: &PriorityLog, client: ClientId, facts: &[&Fact]) -> String {
+        let told = self.knowledge[client].told_of_change;
+        let mut out = String::new();
+        if told && !before.knowledge[client].told_of_change {
+            out.push_str("; told of a change since its listing");
+        }
+        let mut inverted = before.inverted;
+        out + &self.queue.words(&before.queue, facts, |node| {
+            if inverted || !self.inverted {
+                return None;
+            }
+            inverted = true;
+            let why = if told {
+                "it was told the queue changed since its listing"
+            } else {
+                "its listing shows it"
+            };
+            Some(format!(
+                "; CHOOSES {node} WHILE AN ITEM OF HIGHER PRIORITY IS QUEUED ({why})"
+            ))
+        })
+    }
+
+    fn tell_served(&self, before: &PriorityLog) -> String {
+        self.queue.tell_served(&before.queue)
     }
 }
 
@@ -233,26 +347,33 @@ impl Catalogued for PriorityQueue {
 
 /// No consumer chose an item while it knew of a queued one of higher
 /// priority (see the module doc).
-pub fn highest_priority_first(_: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
-    !state.history.priority_inverted
+pub fn highest_priority_first(
+    _: &World<PriorityQueue>,
+    state: &WorldState<State, PriorityLog>,
+) -> bool {
+    !state.history.log.inverted
 }
 
 /// A take went ahead of an older item of lower priority in its listing: the
 /// priority mattered (the partner of highest priority first).
-pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State>) -> bool {
+pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State, PriorityLog>) -> bool {
     state.processes.iter().any(|process| process.recipe.jumped)
 }
 
 /// The priority queue's own property broken, in words, then the queue's
 /// ([`Recipe::violation`]).
-fn violation(world: &World<PriorityQueue>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<PriorityQueue>,
+    run: Run<'_, PriorityQueue>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     if property != "highest_priority_first" || highest_priority_first(world, state) {
         return queue::violation(world, run, property);
     }
-    let step = run.first_step(|state| state.history.priority_inverted)?;
-    let (_, c, node) = run.observations().find_map(|(at, c, seen)| match seen {
-        Observation::Chose { node } if at == step => Some((at, c, node.clone())),
+    let step = run.first_step(|state| state.history.log.inverted)?;
+    let (_, c, node) = run.facts().find_map(|(at, c, fact)| match fact {
+        Fact::Chose { node } if at == step => Some((at, c, node.clone())),
         _ => None,
     })?;
     Some(format!(

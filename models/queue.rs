@@ -18,7 +18,7 @@
 //!    out the data from the znode, and then deletes it" (seed 004): a
 //!    `getData()` ([`Take::Reading`]) then a `delete()`
 //!    ([`Take::Deleting`]); the item is the consumer's once its delete
-//!    succeeded ([`Observation::Consumed`]).
+//!    succeeded ([`Fact::Consumed`]).
 //! 4. "The deletion of a znode by a client will fail because some other
 //!    client has gained access to the znode while this client was retrieving
 //!    the item" (seed 004): a `NONODE` on the read or the delete means another
@@ -29,9 +29,9 @@
 //!    queue again ([`Take::Waiting`]).
 //!
 //! Item identity: the node's data names the item; a consumer reads it before
-//! deleting and reports [`Observation::Consumed`] once its delete succeeded.
+//! deleting and reports [`Fact::Consumed`] once its delete succeeded.
 //! What the server enqueued is a server fact ([`Recipe::served`] reports
-//! [`Observation::Enqueued`] for every create it applied, whether or not the
+//! [`Fact::Enqueued`] for every create it applied, whether or not the
 //! producer heard back), so the history knows of an item whose put reply was
 //! lost. The serial counts this process's puts, so a restarted producer would
 //! reuse its predecessor's items' names: queue scenarios allow no restart.
@@ -80,12 +80,15 @@ use super::contender::sequence_after;
 use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
-use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Item, Observation, Recipe};
+use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
 };
 use crate::world::{Run, World, WorldState};
+
+mod facts;
+pub use facts::{items, Fact, Item, Items, QueueLog};
 
 /// The marker in an item node's name before its priority (if any) and its
 /// sequence number.
@@ -387,7 +390,13 @@ impl Queue {
 
     /// Step 2: puts the producer's next item, with `priority` for the
     /// priority queue.
-    pub fn put(&self, me: Incarnation, state: &mut State, priority: Option<u8>, out: &mut Effects) {
+    pub fn put(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        priority: Option<u8>,
+        out: &mut Effects<Fact>,
+    ) {
         if state.dead || state.put != Put::Idle {
             return;
         }
@@ -430,7 +439,7 @@ impl Queue {
     }
 
     /// Starts a take (step 3, or the next of the list, step 5).
-    pub fn take(&self, state: &mut State, out: &mut Effects) {
+    pub fn take(&self, state: &mut State, out: &mut Effects<Fact>) {
         if state.dead || state.take != Take::Idle {
             return;
         }
@@ -438,14 +447,14 @@ impl Queue {
     }
 
     /// Tries the next node of the list, or lists when it is exhausted.
-    fn next(&self, state: &mut State, out: &mut Effects) {
+    fn next(&self, state: &mut State, out: &mut Effects<Fact>) {
         if state.batch.is_empty() {
             self.list(state, out);
             return;
         }
         let node = state.batch.remove(0);
         if self.record_listing {
-            out.observe(Observation::Chose { node: node.clone() });
+            out.fact(Fact::Chose { node: node.clone() });
         }
         state.take = Take::Reading(node.clone());
         out.send(Op::GetData {
@@ -454,7 +463,7 @@ impl Queue {
         });
     }
 
-    fn list(&self, state: &mut State, out: &mut Effects) {
+    fn list(&self, state: &mut State, out: &mut Effects<Fact>) {
         state.take = Take::Listing;
         out.send(self.list_op());
     }
@@ -489,8 +498,8 @@ impl Queue {
 
     /// The take took `node` carrying `item`: hand it over, and record what
     /// the latest listing held ahead of it.
-    fn took(&self, state: &mut State, node: &str, item: Item, out: &mut Effects) {
-        out.observe(Observation::Consumed { item });
+    fn took(&self, state: &mut State, node: &str, item: Item, out: &mut Effects<Fact>) {
+        out.fact(Fact::Consumed { item });
         if self.record_listing {
             state.jumped |= jumped(&state.listing, node);
         }
@@ -506,7 +515,7 @@ impl Queue {
         state: &mut State,
         node: &str,
         item: Item,
-        out: &mut Effects,
+        out: &mut Effects<Fact>,
     ) {
         let receipt = self.receipt(me, state.takes);
         self.took(state, node, item, out);
@@ -520,7 +529,7 @@ impl Queue {
         state: &mut State,
         op: Op,
         result: OpResult,
-        out: &mut Effects,
+        out: &mut Effects<Fact>,
     ) {
         if result == Err(ErrorCode::SessionExpired) {
             self.die(state);
@@ -558,7 +567,13 @@ impl Queue {
 
     /// A producer recovering its lost put by GUID (seed 001): the listing
     /// shows the item's node, or the create was not applied.
-    fn on_recovery_listing(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+    fn on_recovery_listing(
+        &self,
+        state: &mut State,
+        op: Op,
+        result: OpResult,
+        out: &mut Effects<Fact>,
+    ) {
         let Put::Recovering(putting) = state.put else {
             return;
         };
@@ -577,7 +592,7 @@ impl Queue {
         }
     }
 
-    fn on_children(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects) {
+    fn on_children(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Fact>) {
         let items = order(names, self.sorted);
         if self.record_listing {
             state.listing = items.clone();
@@ -594,7 +609,7 @@ impl Queue {
         }
     }
 
-    fn on_put_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
+    fn on_put_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects<Fact>) {
         let (Put::Creating(putting) | Put::Recovering(putting) | Put::CleaningUp(putting)) =
             state.put
         else {
@@ -652,7 +667,7 @@ impl Queue {
         state: &mut State,
         op: Op,
         result: OpResult,
-        out: &mut Effects,
+        out: &mut Effects<Fact>,
     ) {
         match (state.take.clone(), &op, result) {
             (Take::Reading(node), Op::GetData { .. }, Ok(Response::Data { data, .. })) => {
@@ -708,7 +723,7 @@ impl Queue {
         }
     }
 
-    fn on_watch(&self, state: &mut State, kind: EventType, out: &mut Effects) {
+    fn on_watch(&self, state: &mut State, kind: EventType, out: &mut Effects<Fact>) {
         if kind != EventType::NodeChildrenChanged || state.dead {
             return;
         }
@@ -724,7 +739,7 @@ impl Queue {
     }
 
     /// Closes the session, unless a call is under way or it has ended.
-    pub fn quit(&self, state: &mut State, out: &mut Effects) {
+    pub fn quit(&self, state: &mut State, out: &mut Effects<Fact>) {
         if !state.dead && !self.is_busy(state) {
             out.send(Op::Close);
             self.die(state);
@@ -744,7 +759,7 @@ impl Queue {
         me: Incarnation,
         state: &mut State,
         input: Input<Command>,
-        out: &mut Effects,
+        out: &mut Effects<Fact>,
     ) {
         match input {
             Input::Command(Command::Put) => self.put(me, state, None, out),
@@ -768,7 +783,7 @@ impl Queue {
     }
 
     /// The enqueue the server applied, if `op` was a put.
-    pub fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+    pub fn served(&self, op: &Op, result: &OpResult) -> Option<Fact> {
         let bytes = match (op, result) {
             (Op::Create { path, data, .. }, Ok(_)) if self.is_item_path(path) => data,
             (Op::Multi(ops), Ok(Response::Multi(MultiOutcome::Committed(_)))) => {
@@ -780,7 +795,7 @@ impl Queue {
             _ => return None,
         };
         let item = Item::parse(bytes.as_deref()?)?;
-        Some(Observation::Enqueued { item })
+        Some(Fact::Enqueued { item })
     }
 
     /// Whether a create of `path` (a prefix the server completes) makes an
@@ -804,6 +819,8 @@ fn is_put_reply(op: &Op) -> bool {
 impl Recipe for Queue {
     type State = State;
     type Command = Command;
+    type Fact = Fact;
+    type Log = QueueLog;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -813,7 +830,7 @@ impl Recipe for Queue {
         state.phases()
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -821,7 +838,13 @@ impl Recipe for Queue {
         State::new()
     }
 
-    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects<Fact>,
+    ) {
         self.on_input(me, state, input, out)
     }
 
@@ -842,7 +865,7 @@ impl Recipe for Queue {
         false
     }
 
-    fn served(&self, op: &Op, result: &OpResult) -> Option<Observation> {
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Fact> {
         Queue::served(self, op, result)
     }
 }
@@ -986,7 +1009,7 @@ pub fn jumped(listing: &[Arc<str>], taken: &str) -> bool {
 // ---------------------------------------------------------------------------
 
 /// The items the queue node's item nodes carry now.
-pub fn items_in_queue<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> u32 {
+pub fn items_in_queue<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> Items {
     let store = &state.net.store;
     let dir = world.directory();
     store
@@ -1003,8 +1026,11 @@ pub fn items_in_queue<R: Recipe>(world: &World<R>, state: &WorldState<R::State>)
 }
 
 /// No item is handed to an application twice.
-pub fn consumed_once<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
-    !state.history.queue.consumed_twice
+pub fn consumed_once<R: Recipe<Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
+    !state.history.log.as_ref().consumed_twice
 }
 
 /// No item is lost: in a state where nothing but a fault can happen, every
@@ -1017,11 +1043,14 @@ pub fn consumed_once<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> b
 /// delete was applied but whose reply it never read (a crash, or the seeds'
 /// reading of the retried delete's `NONODE`). Checked on quiescent states,
 /// soundly, for the reason [`crate::properties::no_orphan_no_deadlock`] gives.
-pub fn no_item_lost<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn no_item_lost<R: Recipe<Log: AsRef<QueueLog>>>(
+    world: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
     if !world.is_quiescent(state) {
         return true;
     }
-    let queue = &state.history.queue;
+    let queue = &state.history.log.as_ref();
     let in_queue = items_in_queue(world, state);
     let waiting = state.processes.iter().enumerate().any(|(client, process)| {
         process.status != crate::world::Status::Crashed
@@ -1032,27 +1061,39 @@ pub fn no_item_lost<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -
 }
 
 /// Each consumer gets a producer's items in the order produced.
-pub fn producer_order<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
-    !state.history.queue.reordered
+pub fn producer_order<R: Recipe<Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
+    !state.history.log.as_ref().reordered
 }
 
 /// Someone consumed an item (the partner of consumed once).
-pub fn item_consumed<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
-    state.history.queue.consumed != 0
+pub fn item_consumed<R: Recipe<Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
+    state.history.log.as_ref().consumed != 0
 }
 
 /// Every item enqueued so far was consumed, and there was one (the partner
 /// of no item lost).
-pub fn all_consumed<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
-    let queue = &state.history.queue;
+pub fn all_consumed<R: Recipe<Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
+    let queue = &state.history.log.as_ref();
     queue.enqueued != 0 && queue.enqueued & !queue.consumed == 0
 }
 
 /// A consumer consumed two items of one producer (the partner of producer
 /// order: there was an order to keep).
-pub fn two_of_one_producer<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn two_of_one_producer<R: Recipe<Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
     let mask = (1u32 << Item::SERIALS) - 1;
-    state.history.queue.consumed_by.iter().any(|mine| {
+    state.history.log.as_ref().consumed_by.iter().any(|mine| {
         (0..Item::PRODUCERS).any(|producer| {
             ((mine >> (u32::from(producer) * u32::from(Item::SERIALS))) & mask).count_ones() >= 2
         })
@@ -1140,15 +1181,15 @@ mod tests {
 
 /// The queue's properties broken, in words ([`Recipe::violation`]); the
 /// priority queue shares them.
-pub fn violation<R: Recipe>(
+pub fn violation<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>(
     world: &World<R>,
-    run: Run<'_, R::State>,
+    run: Run<'_, R>,
     property: &str,
 ) -> Option<String> {
     let state = run.last();
     let consumed = || {
-        run.observations().filter_map(|(step, c, seen)| match seen {
-            Observation::Consumed { item } => Some((step, c, *item)),
+        run.facts().filter_map(|(step, c, fact)| match fact {
+            Fact::Consumed { item } => Some((step, c, *item)),
             _ => None,
         })
     };
@@ -1183,14 +1224,11 @@ pub fn violation<R: Recipe>(
             None
         }
         "no_item_lost" if !no_item_lost(world, state) => {
-            let queue = &state.history.queue;
+            let queue = &state.history.log.as_ref();
             let in_queue = items_in_queue(world, state);
             let unconsumed = queue.enqueued & !queue.consumed;
-            let names = |set: crate::world::Items| -> Vec<String> {
-                crate::trace::items(set)
-                    .map(|item| item.to_string())
-                    .collect()
-            };
+            let names =
+                |set: Items| -> Vec<String> { items(set).map(|item| item.to_string()).collect() };
             let mut parts = Vec::new();
             let gone = names(unconsumed & !in_queue);
             if !gone.is_empty() {

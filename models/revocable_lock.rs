@@ -314,6 +314,8 @@ impl RevocableLock {
 impl Recipe for RevocableLock {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -324,7 +326,7 @@ impl Recipe for RevocableLock {
             | 1 << (super::contender::PHASES.len() as u32 + state.revoker.index())
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -556,7 +558,11 @@ pub fn revoke_before_watch(_: &World<RevocableLock>, state: &WorldState<State>) 
 }
 
 /// The revocable lock's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<RevocableLock>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<RevocableLock>,
+    run: Run<'_, RevocableLock>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     let holding: Vec<usize> = (0..world.clients())
         .filter(|&c| {

@@ -706,6 +706,8 @@ impl Semaphore {
 impl Recipe for Semaphore {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -715,7 +717,7 @@ impl Recipe for Semaphore {
         1 << state.phase.index()
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -933,7 +935,7 @@ pub fn semaphore_full(world: &World<Semaphore>, state: &WorldState<State>) -> bo
 }
 
 /// The semaphore's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Semaphore>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(world: &World<Semaphore>, run: Run<'_, Semaphore>, property: &str) -> Option<String> {
     let state = run.last();
     let max = world.shared().max_leases;
     let leases = |n: usize| if n == 1 { "lease" } else { "leases" };

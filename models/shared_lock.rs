@@ -92,6 +92,8 @@ impl SharedLock {
 impl Recipe for SharedLock {
     type State = State;
     type Command = Command;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn phase_names(&self) -> &'static [&'static str] {
         &super::contender::PHASES

@@ -17,13 +17,13 @@
 //!    every other site's node.
 //! 3. "Each site then processes the query and votes "commit" or "abort" by
 //!    writing to its respective node." `setData` on its own node, with the
-//!    application's choice ([`Observation::Voted`]). A retry after
+//!    application's choice ([`Fact::Voted`]). A retry after
 //!    CONNECTIONLOSS writes the same bytes again: idempotent, at the price of
 //!    one more notification to the other sites, who read the same vote.
 //! 4. "Once the write completes, the other sites are notified, and as soon as
 //!    all sites have all votes, they can decide either "abort" or "commit".
 //!    Note that a node can decide "abort" earlier if some site votes for
-//!    "abort"." [`outcome`] on the votes known ([`Observation::Decided`]);
+//!    "abort"." [`outcome`] on the votes known ([`Fact::Decided`]);
 //!    each notification is answered by reading the node again, with a watch.
 //!
 //! The seeds name two drawbacks, each a variant ([`Variant`]):
@@ -44,11 +44,80 @@ use stateright::Property;
 
 use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe};
+use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
 };
 use crate::world::{Run, World, WorldState};
+
+/// What a participant tells the properties: its vote and its decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Fact {
+    /// A site voted to commit or to abort.
+    Voted { commit: bool },
+    /// A participant decided the transaction's outcome.
+    Decided { commit: bool },
+}
+
+/// Which clients chose each outcome (a bit per client): votes or decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ballots {
+    pub commit: u8,
+    pub abort: u8,
+}
+
+impl Ballots {
+    fn record(&mut self, client: ClientId, commit: bool) {
+        let bit = 1 << client;
+        if commit {
+            self.commit |= bit;
+        } else {
+            self.abort |= bit;
+        }
+    }
+
+    fn chose(self, client: ClientId, commit: bool) -> bool {
+        let ballots = if commit { self.commit } else { self.abort };
+        ballots & (1 << client) != 0
+    }
+}
+
+/// The sites' votes and everyone's decisions.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ledger {
+    pub votes: Ballots,
+    pub decisions: Ballots,
+}
+
+impl Log for Ledger {
+    type Fact = Fact;
+
+    fn new(_clients: usize) -> Ledger {
+        Ledger::default()
+    }
+
+    fn record(&mut self, fact: &Fact, at: Witness<'_>) {
+        let client = at.process.client;
+        match *fact {
+            Fact::Voted { commit } => self.votes.record(client, commit),
+            Fact::Decided { commit } => self.decisions.record(client, commit),
+        }
+    }
+
+    fn tell(&self, before: &Ledger, client: ClientId, _facts: &[&Fact]) -> String {
+        let outcome = |commit: bool| if commit { "commit" } else { "abort" };
+        let mut out = String::new();
+        for commit in [true, false] {
+            if self.votes.chose(client, commit) && !before.votes.chose(client, commit) {
+                out.push_str(&format!("; votes {}", outcome(commit)));
+            }
+            if self.decisions.chose(client, commit) && !before.decisions.chose(client, commit) {
+                out.push_str(&format!("; DECIDES {}", outcome(commit).to_uppercase()));
+            }
+        }
+        out
+    }
+}
 
 /// The application's directory, which the world creates.
 pub const APP: &str = "/app";
@@ -273,9 +342,9 @@ impl TwoPhaseCommit {
         }
     }
 
-    fn decide(&self, state: &mut State, commit: bool, out: &mut Effects) {
+    fn decide(&self, state: &mut State, commit: bool, out: &mut Effects<Fact>) {
         state.decision = Some(commit);
-        out.observe(Observation::Decided { commit });
+        out.fact(Fact::Decided { commit });
         if state.phase == Phase::Collecting {
             // The coordinator publishes the outcome to the sites.
             state.phase = Phase::Coordinated;
@@ -294,7 +363,7 @@ impl TwoPhaseCommit {
     }
 
     /// Step 4, after any new vote: decide if the votes known allow it.
-    fn evaluate(&self, state: &mut State, out: &mut Effects) {
+    fn evaluate(&self, state: &mut State, out: &mut Effects<Fact>) {
         let deciding = match self.variant {
             Variant::CoordinatorNotified => state.phase == Phase::Collecting,
             _ => state.phase == Phase::Voting,
@@ -307,7 +376,13 @@ impl TwoPhaseCommit {
     }
 
     /// A site read the transaction: steps 2 and 3.
-    fn on_transaction(&self, me: ClientId, state: &mut State, bytes: &[u8], out: &mut Effects) {
+    fn on_transaction(
+        &self,
+        me: ClientId,
+        state: &mut State,
+        bytes: &[u8],
+        out: &mut Effects<Fact>,
+    ) {
         if self.variant == Variant::CoordinatorNotified {
             if let Some(commit) = parse_vote(Some(bytes)) {
                 // The coordinator has published the outcome (an early abort
@@ -340,11 +415,17 @@ impl TwoPhaseCommit {
             }
         }
         out.send(self.write_vote(me, vote));
-        out.observe(Observation::Voted { commit: vote });
+        out.fact(Fact::Voted { commit: vote });
     }
 
     /// A site's node read: record its vote.
-    fn on_node(&self, state: &mut State, site: ClientId, result: OpResult, out: &mut Effects) {
+    fn on_node(
+        &self,
+        state: &mut State,
+        site: ClientId,
+        result: OpResult,
+        out: &mut Effects<Fact>,
+    ) {
         let bit = 1 << site;
         match result {
             Ok(Response::Data { data, .. }) => {
@@ -380,7 +461,7 @@ impl TwoPhaseCommit {
         state: &mut State,
         op: Op,
         result: OpResult,
-        out: &mut Effects,
+        out: &mut Effects<Fact>,
     ) {
         if matches!(result, Err(ErrorCode::SessionExpired)) {
             if !matches!(state.phase, Phase::Decided | Phase::Coordinated) {
@@ -470,7 +551,7 @@ impl TwoPhaseCommit {
         }
     }
 
-    fn read_tx(&self, state: &mut State, out: &mut Effects) {
+    fn read_tx(&self, state: &mut State, out: &mut Effects<Fact>) {
         state.phase = Phase::ReadingTx;
         out.send(Op::GetData {
             path: self.tx.clone(),
@@ -482,6 +563,8 @@ impl TwoPhaseCommit {
 impl Recipe for TwoPhaseCommit {
     type State = State;
     type Command = Command;
+    type Fact = Fact;
+    type Log = Ledger;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -492,7 +575,7 @@ impl Recipe for TwoPhaseCommit {
         1 << state.phase as u32
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self::State>, property: &str) -> Option<String> {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
 
@@ -508,7 +591,13 @@ impl Recipe for TwoPhaseCommit {
         }
     }
 
-    fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
+    fn handle(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        input: Input<Command>,
+        out: &mut Effects<Fact>,
+    ) {
         let me = me.client;
         match input {
             Input::Command(Command::Coordinate) if state.phase == Phase::Idle => {
@@ -708,7 +797,7 @@ impl Catalogued for TwoPhaseCommit {
     }
 }
 
-type Check = WorldState<State>;
+type Check = WorldState<State, Ledger>;
 
 /// A site that has not failed: its process runs (a quiescent state has no
 /// paused process) and its session is alive on the server. A site whose
@@ -724,7 +813,7 @@ fn sites(world: &World<TwoPhaseCommit>) -> impl Iterator<Item = ClientId> + '_ {
 /// Whether any process of `client` decided (a restarted site's predecessor
 /// counts: what it decided was decided).
 fn decided(state: &Check, client: ClientId) -> bool {
-    let decisions = &state.history.decisions;
+    let decisions = &state.history.log.decisions;
     (decisions.commit | decisions.abort) & (1 << client) != 0
 }
 
@@ -737,7 +826,7 @@ fn decided_now(state: &Check, client: ClientId) -> bool {
 
 /// Agreement: no two participants decide differently.
 pub fn agreement(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    let decisions = &state.history.decisions;
+    let decisions = &state.history.log.decisions;
     decisions.commit == 0 || decisions.abort == 0
 }
 
@@ -745,7 +834,7 @@ pub fn agreement(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
 /// (the applications' choices, whatever reached the server).
 pub fn validity(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
     let history = &state.history;
-    history.decisions.commit == 0 || world.shared().sites & !history.votes.commit == 0
+    history.log.decisions.commit == 0 || world.shared().sites & !history.log.votes.commit == 0
 }
 
 /// Termination: where nothing but a fault can happen, once the transaction
@@ -775,12 +864,12 @@ pub fn live_sites_decide(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
 
 /// Someone decided commit (the partner of agreement).
 pub fn someone_committed(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    state.history.decisions.commit != 0
+    state.history.log.decisions.commit != 0
 }
 
 /// Someone decided abort (the partner of validity).
 pub fn someone_aborted(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    state.history.decisions.abort != 0
+    state.history.log.decisions.abort != 0
 }
 
 /// Every site decided (the partner of termination).
@@ -792,7 +881,7 @@ pub fn all_sites_decided(world: &World<TwoPhaseCommit>, state: &Check) -> bool {
 /// voted abort (the partner of live sites deciding: a site's failure was
 /// detected and taken as its abort vote).
 pub fn failure_detected(_: &World<TwoPhaseCommit>, state: &Check) -> bool {
-    state.history.decisions.abort != 0 && state.history.votes.abort == 0
+    state.history.log.decisions.abort != 0 && state.history.log.votes.abort == 0
 }
 
 #[cfg(test)]
@@ -846,7 +935,11 @@ mod tests {
 }
 
 /// Two-phase commit's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<TwoPhaseCommit>, run: Run<'_, State>, property: &str) -> Option<String> {
+fn violation(
+    world: &World<TwoPhaseCommit>,
+    run: Run<'_, TwoPhaseCommit>,
+    property: &str,
+) -> Option<String> {
     let state = run.last();
     let clients = |mask: u8| -> Vec<String> {
         (0..world.clients())
@@ -861,7 +954,7 @@ fn violation(world: &World<TwoPhaseCommit>, run: Run<'_, State>, property: &str)
             .map(|site| format!("c{site} ({})", state.processes[site].recipe))
             .collect()
     };
-    let decisions = &state.history.decisions;
+    let decisions = &state.history.log.decisions;
     match property {
         "agreement" if !agreement(world, state) => Some(format!(
             "{} decided commit and {} decided abort",
@@ -871,7 +964,7 @@ fn violation(world: &World<TwoPhaseCommit>, run: Run<'_, State>, property: &str)
         "validity" if !validity(world, state) => Some(format!(
             "{} decided commit, but {} never voted commit",
             list(decisions.commit),
-            list(world.shared().sites & !state.history.votes.commit)
+            list(world.shared().sites & !state.history.log.votes.commit)
         )),
         "termination" if !termination(world, state) => Some(format!(
             "nothing but a fault can happen, no site failed, and {} never decided",

@@ -213,7 +213,7 @@ pub fn check_bounded<R: Recipe>(
 struct Searched<R: Recipe> {
     checker: Box<dyn Checker<World<R>>>,
     stopped: Option<Limit>,
-    kept_panic: Option<Panic<R::State>>,
+    kept_panic: Option<Panic<R>>,
     thread_panic: Option<String>,
 }
 
@@ -223,7 +223,7 @@ fn search<R: Recipe>(
     world: &World<R>,
     options: &CheckOptions,
     bound: &Termination,
-    control: &Arc<Control<R::State>>,
+    control: &Arc<Control<R>>,
     started: Instant,
 ) -> Searched<R> {
     // Explore every state, even once every property has a discovery, so that
@@ -311,7 +311,7 @@ fn search<R: Recipe>(
 fn watch<R: Recipe>(
     checker: &mut dyn Checker<World<R>>,
     options: &CheckOptions,
-    control: &Control<R::State>,
+    control: &Control<R>,
     started: Instant,
 ) -> Option<Limit> {
     let handles = checker.handles();
@@ -351,7 +351,7 @@ fn watch<R: Recipe>(
 /// kept the state it panicked in.
 fn panic_report<R: Recipe>(
     world: &World<R>,
-    kept: Option<Panic<R::State>>,
+    kept: Option<Panic<R>>,
     thread_panic: Option<String>,
     go_on: &mut impl FnMut(usize) -> bool,
 ) -> Option<PanicReport> {
@@ -545,7 +545,7 @@ impl Coverage {
         named(&self.faults, injected)
     }
 
-    fn of<R: Recipe>(world: &World<R>, control: &Control<R::State>) -> Coverage {
+    fn of<R: Recipe>(world: &World<R>, control: &Control<R>) -> Coverage {
         let phases = control.phases.load(Ordering::Relaxed);
         let faults = control.faults.load(Ordering::Relaxed);
         let phase_names = world.recipes[0].phase_names();

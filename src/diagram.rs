@@ -26,7 +26,8 @@ use std::fmt::Write as _;
 use std::iter;
 
 use crate::client::ServerMessage;
-use crate::recipe::{Item as QueueItem, Recipe};
+use crate::models::queue::Item as QueueItem;
+use crate::recipe::Recipe;
 
 use crate::store::{Data, MultiOp, Op, OpResult, Response};
 use crate::trace::{op, result, sent};
@@ -149,12 +150,12 @@ impl Diagram {
     }
 
     /// Draws step number `step`, whose words are `text`.
-    fn step<S>(
+    fn step<S, L>(
         &mut self,
         step: usize,
-        before: &WorldState<S>,
+        before: &WorldState<S, L>,
         action: &Action,
-        after: &WorldState<S>,
+        after: &WorldState<S, L>,
         text: &str,
     ) {
         let store = self.store();
@@ -234,11 +235,11 @@ impl Diagram {
     }
 
     /// An arrow for each watch event the server queued in this step.
-    fn notifications<S>(
+    fn notifications<S, L>(
         &mut self,
         step: usize,
-        before: &WorldState<S>,
-        after: &WorldState<S>,
+        before: &WorldState<S, L>,
+        after: &WorldState<S, L>,
         served: Option<usize>,
     ) {
         let store = self.store();

@@ -90,7 +90,7 @@ pub struct Situation {
 }
 
 impl Situation {
-    pub fn of<S>(state: &WorldState<S>, client: ClientId, expire_anytime: bool) -> Situation {
+    pub fn of<S, L>(state: &WorldState<S, L>, client: ClientId, expire_anytime: bool) -> Situation {
         let library = state.net.client(client).state();
         let link = &state.net.links[client];
         Situation {
@@ -470,7 +470,7 @@ impl Fault {
 
     /// The fault in words, with what `before`, the state it hits, adds
     /// (whether the expired client was paused, which request's reply is lost).
-    pub fn words_in<S>(&self, before: &WorldState<S>) -> String {
+    pub fn words_in<S, L>(&self, before: &WorldState<S, L>) -> String {
         let next_request = before.net.links[self.client]
             .up
             .front()
@@ -486,7 +486,7 @@ impl Fault {
     /// Charges the fault to its budget and strikes: what the server applied
     /// of the client's requests and the notifications it fired, for the
     /// world to record. The process's [`Fate`] is the world's to apply.
-    pub(crate) fn strike<S>(&self, state: &mut WorldState<S>) -> Struck {
+    pub(crate) fn strike<S, L>(&self, state: &mut WorldState<S, L>) -> Struck {
         state.spent.charge(self);
         (self.kind.declaration().strike)(&mut state.net, self.client, self.applied)
     }
@@ -495,10 +495,10 @@ impl Fault {
 /// Appends every fault whose precondition holds, whose budget is not spent
 /// and whose target (for an aimed one) the client is: `targeted(client,
 /// index)` says whether `client` plays the role of that index now.
-pub fn enabled<S>(
+pub fn enabled<S, L>(
     budget: &FaultBudget,
     expire_anytime: bool,
-    state: &WorldState<S>,
+    state: &WorldState<S, L>,
     targeted: impl Fn(ClientId, u8) -> bool,
     out: &mut Vec<crate::world::Action>,
 ) {

@@ -4,13 +4,16 @@
 //! to one [`Input`] at a time (the application's command, a reply, a watch
 //! event, a session event) and answers [`Effects`]: ZooKeeper requests for its
 //! client library to send, and [`Observation`]s, the facts about the recipe's
-//! promise that the properties read (`Acquired`, `Released`, ...).
+//! promise that the properties read: the tenure facts every holder shares
+//! (`Acquired`, `Released`, ...) and the recipe's own ([`Recipe::Fact`]),
+//! which its [`Log`] keeps and tells in traces.
 //!
 //! A recipe never sees the store, the other clients or the checker: only what a
 //! real client would see through its ZooKeeper handle. It reads no clock and
 //! draws no random number; what a real client would randomise (a GUID in a node
 //! name) comes from [`Incarnation`], which is unique per client process.
 
+use std::convert::Infallible;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::sync::Arc;
@@ -113,8 +116,14 @@ impl Role {
 
 /// What a recipe tells the world about its promise. Properties are evaluated
 /// on these (through the world's history), never on messages in flight.
+///
+/// The tenure facts every recipe that holds something shares (the lock, a
+/// read or write lock, the leadership, a lease) are variants here, and the
+/// world keeps them ([`crate::world::History`]); a recipe's own facts (an
+/// item taken off a queue, a vote) are its [`Recipe::Fact`], kept by its
+/// [`Log`].
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Observation {
+pub enum Observation<F = Infallible> {
     /// The client now believes it holds `role` (the lock, a read or write
     /// lock, the leadership).
     Acquired { token: Token, role: Role },
@@ -132,89 +141,96 @@ pub enum Observation {
     /// The application wrote to the protected resource, handing it its
     /// sequencer when the recipe is fenced.
     Used { sequencer: Option<Token> },
-    /// The server created the client's node in the recipe's directory (a
-    /// barrier participant's, a group member's), whether or not the client
-    /// heard back. A server fact: only [`Recipe::served`] reports it.
-    Joined,
-    /// The server put `item` on the queue (a producer's create), whether or
-    /// not the producer heard back. A server fact: only [`Recipe::served`]
-    /// reports it.
-    Enqueued { item: Item },
-    /// The client took `item` off the queue (its delete succeeded) and hands
-    /// it to the application.
-    Consumed { item: Item },
-    /// A consumer chose the node `node` of [`Recipe::directory`] to take (it
-    /// sent the first request of taking it). What it knew then the world
-    /// knows from what it delivered ([`crate::world::Knowledge`]).
-    Chose { node: Arc<str> },
-    /// A two-phase-commit site voted to commit or to abort.
-    Voted { commit: bool },
-    /// A two-phase-commit participant decided the transaction's outcome.
-    Decided { commit: bool },
+    /// A fact of the recipe's own ([`Recipe::Fact`]).
+    Fact(F),
 }
 
-/// A queue item: which client produced it and which of that producer's puts
-/// it is (0 for its first). Its bytes, the znode's data, read `c0.1`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Item {
-    pub producer: u8,
-    pub serial: u8,
-}
+/// What the world keeps of a recipe's own facts ([`Recipe::Fact`]) for its
+/// properties, and how they read in traces: the part of the history that
+/// belongs to one recipe (stateright's `ActorModel` history is the model),
+/// so that a recipe bringing new facts touches nothing the world shares.
+/// `()` keeps nothing, for a recipe whose facts are all shared tenure facts.
+pub trait Log: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + 'static {
+    /// The facts it records.
+    type Fact: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + 'static;
 
-impl Item {
-    /// The most items the history can tell apart: four producers (the
-    /// scenario's client limit) with eight puts each (its script limit).
-    pub const PRODUCERS: u8 = 4;
-    pub const SERIALS: u8 = 8;
+    /// The log of a world of `clients` clients before anything happened.
+    fn new(clients: usize) -> Self;
 
-    pub fn new(producer: ClientId, serial: usize) -> Item {
-        assert!(producer < usize::from(Item::PRODUCERS) && serial < usize::from(Item::SERIALS));
-        Item {
-            producer: producer as u8,
-            serial: serial as u8,
-        }
+    /// Records `fact`, which the recipe of `at.process` observed, or which
+    /// the server's applying one of its requests meant ([`Recipe::served`]).
+    fn record(&mut self, fact: &Self::Fact, at: Witness<'_>);
+
+    /// Keeps what `input`, delivered to client `client`'s recipe, told it
+    /// (a listing of the recipe's `directory`, a watch event), for a log that
+    /// judges the recipe's choices on what it was told rather than on what
+    /// it says it knew. By default nothing.
+    fn learn<C>(&mut self, _client: ClientId, _input: &Input<C>, _directory: &Path) {}
+
+    /// What client `client` did in one step, in words for its trace line
+    /// (`; TAKES ITEM c0.0`), given the log before the step and the facts
+    /// the client observed in it, in order. By default nothing.
+    fn tell(&self, _before: &Self, _client: ClientId, _facts: &[&Self::Fact]) -> String {
+        String::new()
     }
 
-    /// The znode data that carries the item.
-    pub fn bytes(self) -> Vec<u8> {
-        self.to_string().into_bytes()
-    }
-
-    /// The item a znode's data carries, if it carries one.
-    pub fn parse(bytes: &[u8]) -> Option<Item> {
-        let text = std::str::from_utf8(bytes).ok()?;
-        let (producer, serial) = text.strip_prefix('c')?.split_once('.')?;
-        let (producer, serial) = (producer.parse().ok()?, serial.parse().ok()?);
-        (producer < usize::from(Item::PRODUCERS) && serial < usize::from(Item::SERIALS))
-            .then(|| Item::new(producer, serial))
-    }
-
-    /// Its bit in a set of items ([`crate::world::Items`]).
-    pub fn bit(self) -> u32 {
-        1 << (self.producer * Item::SERIALS + self.serial)
+    /// What the server's applying a request meant in one step, in words for
+    /// its trace line (`; enqueues item c0.0`), given the log before it. By
+    /// default nothing.
+    fn tell_served(&self, _before: &Self) -> String {
+        String::new()
     }
 }
 
-impl std::fmt::Display for Item {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "c{}.{}", self.producer, self.serial)
+/// Where a fact was observed: which process, and the server's tree and the
+/// recipe's directory as they were when it was recorded, so that a log can
+/// judge a choice against what the server held then.
+#[derive(Clone, Copy)]
+pub struct Witness<'a> {
+    pub process: Incarnation,
+    pub store: &'a crate::store::Store,
+    pub directory: &'a Path,
+}
+
+/// The log of a recipe with no facts of its own.
+impl Log for () {
+    type Fact = Infallible;
+
+    fn new(_clients: usize) {}
+
+    fn record(&mut self, fact: &Infallible, _at: Witness<'_>) {
+        match *fact {}
     }
 }
 
 /// What a recipe does in answer to one input.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Effects {
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Effects<F = Infallible> {
     pub requests: Vec<Op>,
-    pub observations: Vec<Observation>,
+    pub observations: Vec<Observation<F>>,
 }
 
-impl Effects {
+impl<F> Default for Effects<F> {
+    fn default() -> Self {
+        Effects {
+            requests: Vec::new(),
+            observations: Vec::new(),
+        }
+    }
+}
+
+impl<F> Effects<F> {
     pub fn send(&mut self, op: Op) {
         self.requests.push(op);
     }
 
-    pub fn observe(&mut self, observation: Observation) {
+    pub fn observe(&mut self, observation: Observation<F>) {
         self.observations.push(observation);
+    }
+
+    /// Observes a fact of the recipe's own ([`Recipe::Fact`]).
+    pub fn fact(&mut self, fact: F) {
+        self.observations.push(Observation::Fact(fact));
     }
 }
 
@@ -226,6 +242,12 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// What the application can ask of the recipe; traces print it with
     /// Display, as scenario scripts name it (`vote_commit`).
     type Command: Clone + Copy + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
+    /// The recipe's own facts, beyond the shared tenure facts of
+    /// [`Observation`]: [`Infallible`] for a recipe that has none.
+    type Fact: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + 'static;
+    /// What the world keeps of those facts, and how they read in traces:
+    /// `()` for a recipe that has none.
+    type Log: Log<Fact = Self::Fact>;
 
     /// The state of a freshly started process.
     fn init(&self, me: Incarnation) -> Self::State;
@@ -236,7 +258,7 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         me: Incarnation,
         state: &mut Self::State,
         input: Input<Self::Command>,
-        out: &mut Effects,
+        out: &mut Effects<Self::Fact>,
     );
 
     /// Whether the application is blocked in a call (for example in `acquire`)
@@ -270,7 +292,7 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// shares are told there. `None` if the state does not break it.
     fn violation(
         _world: &crate::world::World<Self>,
-        _run: crate::world::Run<'_, Self::State>,
+        _run: crate::world::Run<'_, Self>,
         _property: &str,
     ) -> Option<String>
     where
@@ -338,26 +360,11 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
 
     /// What the server's applying `op` for this client (with `result`) means
     /// for the recipe's promise, whether or not the client ever hears of it:
-    /// [`Observation::Joined`] for a participant's node created,
-    /// [`Observation::Enqueued`] for an item put on a queue. A property that
-    /// counts what happened must count what the server did, not what a client
-    /// was told: a reply may be lost. By default nothing.
-    fn served(&self, _op: &Op, _result: &OpResult) -> Option<Observation> {
+    /// a participant's node created (a barrier's), an item put on a queue. A
+    /// property that counts what happened must count what the server did,
+    /// not what a client was told: a reply may be lost. By default nothing.
+    fn served(&self, _op: &Op, _result: &OpResult) -> Option<Self::Fact> {
         None
-    }
-
-    /// Whether the node named `name` in [`Recipe::directory`] is to be taken
-    /// before `than` (a priority queue's higher priority). A recipe whose
-    /// nodes can outrank one another has the world keep what each client
-    /// was told of the directory ([`crate::world::Knowledge`]) to judge its
-    /// choices ([`Observation::Chose`]); by default nothing outranks anything.
-    fn outranks(&self, _name: &str, _than: &str) -> bool {
-        false
-    }
-
-    /// Whether the recipe's nodes can outrank one another ([`Recipe::outranks`]).
-    fn ranks(&self) -> bool {
-        false
     }
 }
 

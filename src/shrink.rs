@@ -68,7 +68,7 @@ pub struct Shrunk {
 /// `None` if `actions` does not replay to such a state.
 pub fn shrink<R: Recipe>(
     world: &World<R>,
-    found: impl Fn(&WorldState<R::State>) -> bool,
+    found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
     actions: &[Action],
     steps_max: u64,
 ) -> Option<Shrunk> {
@@ -108,7 +108,7 @@ struct Shrinker<'a, R: Recipe, F> {
     /// last action and after no earlier one.
     kept: Vec<Action>,
     /// `states[i]` is the state after the first `i` actions of `kept`.
-    states: Vec<WorldState<R::State>>,
+    states: Vec<WorldState<R::State, R::Log>>,
     steps: u64,
     steps_max: u64,
 }
@@ -121,7 +121,7 @@ enum Search {
     TooLarge,
 }
 
-impl<R: Recipe, F: Fn(&WorldState<R::State>) -> bool> Shrinker<'_, R, F> {
+impl<R: Recipe, F: Fn(&WorldState<R::State, R::Log>) -> bool> Shrinker<'_, R, F> {
     /// Deletions and shortcuts until neither shortens the path.
     fn shrink(&mut self) -> Option<()> {
         loop {
@@ -193,7 +193,7 @@ impl<R: Recipe, F: Fn(&WorldState<R::State>) -> bool> Shrinker<'_, R, F> {
     /// Whether `state` makes the discovery, and the world can list what may
     /// happen there: so that the path's trace replays as
     /// [`Trace::replay`](crate::trace::Trace::replay) judges it.
-    fn discovery(&self, state: &WorldState<R::State>) -> bool {
+    fn discovery(&self, state: &WorldState<R::State, R::Log>) -> bool {
         (self.found)(state) && self.world.enabled_caught(state, &mut Vec::new()).is_ok()
     }
 

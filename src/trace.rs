@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use stateright::{Expectation, Model, Property};
 
 use crate::client::{Request, ServerMessage, Xid};
-use crate::recipe::{ClientId, Incarnation, Item, Observation, Recipe};
+use crate::recipe::{ClientId, Log, Observation, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
-use crate::world::{Action, Refusal, Run, Status, World, WorldState};
+use crate::world::{Action, Observed, Refusal, Run, Status, World, WorldState};
 
 /// One step of a trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,28 +111,27 @@ impl Trace {
 }
 
 /// Where replaying a list of actions from the initial state ended.
-#[derive(Clone)]
-pub struct Replayed<S> {
+pub struct Replayed<R: Recipe> {
     /// Each step taken, in words.
     pub steps: Vec<Step>,
     /// The initial state and the state after each step taken.
-    pub states: Vec<WorldState<S>>,
+    pub states: Vec<WorldState<R::State, R::Log>>,
     /// What each step taken made the recipes observe.
-    pub observed: Vec<Vec<(ClientId, Observation)>>,
+    pub observed: Vec<Observed<R::Fact>>,
     /// Why it stopped before the last action, if it did.
     pub stop: Option<Stop>,
 }
 
-impl<S> Replayed<S> {
+impl<R: Recipe> Replayed<R> {
     /// The state after the last step taken.
-    pub fn last(&self) -> &WorldState<S> {
+    pub fn last(&self) -> &WorldState<R::State, R::Log> {
         self.states
             .last()
             .expect("a replay keeps its initial state")
     }
 
     /// The steps taken, as a [`Run`].
-    pub fn run(&self) -> Run<'_, S> {
+    pub fn run(&self) -> Run<'_, R> {
         Run {
             states: &self.states,
             observed: &self.observed,
@@ -157,7 +156,7 @@ pub enum Stop {
 /// Replays `actions` from the initial state, each only if it is enabled
 /// ([`World::try_step`]): the one replay that traces, the command line and
 /// simulations share. Nothing in `actions` can make it panic.
-pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::State> {
+pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R> {
     let mut states = world.init_states();
     states.truncate(1);
     let mut steps = Vec::with_capacity(actions.len());
@@ -215,7 +214,7 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R::St
 pub fn discovered<R: Recipe>(
     world: &World<R>,
     property: &Property<World<R>>,
-    state: &WorldState<R::State>,
+    state: &WorldState<R::State, R::Log>,
 ) -> bool {
     let holds = (property.condition)(world, state);
     match property.expectation {
@@ -253,11 +252,7 @@ pub const UNTOLD: &str = "(no words for how: see Recipe::violation)";
 
 /// A discovery in words: an `always` broken (who believes what), or a
 /// `sometimes` reached (what its meaning says happened).
-fn verdict<R: Recipe>(
-    world: &World<R>,
-    property: &Property<World<R>>,
-    run: Run<'_, R::State>,
-) -> String {
+fn verdict<R: Recipe>(world: &World<R>, property: &Property<World<R>>, run: Run<'_, R>) -> String {
     let meaning = crate::properties::meaning(property.name);
     match property.expectation {
         Expectation::Sometimes => format!(
@@ -278,7 +273,7 @@ fn verdict<R: Recipe>(
 /// The last state of a trace in brief, one line each: the znodes below the
 /// root (with each ephemeral's owner and any data), then each client's phase
 /// and belief, process and connection.
-pub fn picture<S: fmt::Display>(state: &WorldState<S>) -> String {
+pub fn picture<S: fmt::Display, L>(state: &WorldState<S, L>) -> String {
     let store = &state.net.store;
     let mut out = String::new();
     let paths: Vec<&crate::store::Path> = store
@@ -327,7 +322,7 @@ pub fn picture<S: fmt::Display>(state: &WorldState<S>) -> String {
 
 /// What is in flight on each client's link, one line each: requests the
 /// server has not received, then replies and events the client has not read.
-pub fn in_flight<S>(state: &WorldState<S>) -> String {
+pub fn in_flight<S, L>(state: &WorldState<S, L>) -> String {
     let mut out = String::new();
     for (c, link) in state.net.links.iter().enumerate() {
         let up: Vec<String> = link.up.iter().map(|request| op(&request.op)).collect();
@@ -347,7 +342,7 @@ pub fn in_flight<S>(state: &WorldState<S>) -> String {
 
 /// Whose an ephemeral node is: a client's current session, or a crashed
 /// process's the server has not expired yet.
-fn owner<S>(state: &WorldState<S>, session: crate::store::SessionId) -> String {
+fn owner<S, L>(state: &WorldState<S, L>, session: crate::store::SessionId) -> String {
     match (0..state.processes.len()).find(|&c| state.net.session(c) == session) {
         Some(c) => format!("ephemeral of c{c}"),
         None => format!("ephemeral of session {session:#x}, a crashed process's"),
@@ -366,7 +361,7 @@ fn data_text(bytes: &[u8]) -> String {
 
 /// A client's process and connection, and its session as the server sees it
 /// when the client does not know.
-fn connection<S>(state: &WorldState<S>, c: usize) -> String {
+fn connection<S, L>(state: &WorldState<S, L>, c: usize) -> String {
     use crate::client::ConnState;
     let process = match state.processes[c].status {
         Status::Running => "running",
@@ -456,8 +451,12 @@ fn message(message: &ServerMessage) -> String {
 }
 
 /// The requests client `c` issued in this step (sent or queued).
-pub(crate) fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -> Vec<Request> {
-    let pending = |state: &WorldState<S>| {
+pub(crate) fn sent<S, L>(
+    before: &WorldState<S, L>,
+    after: &WorldState<S, L>,
+    c: usize,
+) -> Vec<Request> {
+    let pending = |state: &WorldState<S, L>| {
         let client = state.net.client(c);
         client
             .in_flight()
@@ -473,11 +472,11 @@ pub(crate) fn sent<S>(before: &WorldState<S>, after: &WorldState<S>, c: usize) -
 }
 
 /// What changed for client `c`'s recipe, and what it sent and believes.
-fn reaction<S: PartialEq + fmt::Display>(
-    before: &WorldState<S>,
-    after: &WorldState<S>,
+fn reaction<R: Recipe>(
+    before: &WorldState<R::State, R::Log>,
+    after: &WorldState<R::State, R::Log>,
     c: usize,
-    observed: &[(ClientId, Observation)],
+    observed: &[(ClientId, Observation<R::Fact>)],
 ) -> String {
     let mut out = String::new();
     let requests: Vec<String> = sent(before, after, c)
@@ -518,98 +517,18 @@ fn reaction<S: PartialEq + fmt::Display>(
             out.push_str(" AFTER A NEWER HOLDER'S");
         }
     }
-    out.push_str(&ledger(before, after, c, observed));
+    let facts: Vec<&R::Fact> = (observed.iter())
+        .filter_map(|(client, seen)| match seen {
+            Observation::Fact(fact) if *client == c => Some(fact),
+            _ => None,
+        })
+        .collect();
+    out.push_str(&after.history.log.tell(&before.history.log, c, &facts));
     out
-}
-
-/// What client `c` did to the queue and the transaction in this step, from
-/// what it observed (an item it takes a second time changes no set of items).
-fn ledger<S>(
-    before: &WorldState<S>,
-    after: &WorldState<S>,
-    c: usize,
-    observed: &[(ClientId, Observation)],
-) -> String {
-    let mut out = String::new();
-    let (was, is) = (&before.history.queue, &after.history.queue);
-    let mut consumed = was.consumed;
-    let told = |state: &WorldState<S>| {
-        state
-            .history
-            .knowledge
-            .get(c)
-            .is_some_and(|knew| knew.told_of_change)
-    };
-    if told(after) && !told(before) {
-        out.push_str("; told of a change since its listing");
-    }
-    let mut inverted = before.history.priority_inverted;
-    for (_, observation) in observed.iter().filter(|(client, _)| *client == c) {
-        match observation {
-            Observation::Consumed { item } => {
-                let _ = write!(out, "; TAKES ITEM {item}");
-                if consumed & item.bit() != 0 {
-                    out.push_str(" A SECOND TIME");
-                }
-                consumed |= item.bit();
-            }
-            Observation::Chose { node } if !inverted && after.history.priority_inverted => {
-                inverted = true;
-                // What it was told when it chose: no later input of this
-                // step is a listing or an event.
-                let told = after
-                    .history
-                    .knowledge
-                    .get(c)
-                    .is_some_and(|knew| knew.told_of_change);
-                let why = if told {
-                    "it was told the queue changed since its listing"
-                } else {
-                    "its listing shows it"
-                };
-                let _ = write!(
-                    out,
-                    "; CHOOSES {node} WHILE AN ITEM OF HIGHER PRIORITY IS QUEUED ({why})"
-                );
-            }
-            _ => {}
-        }
-    }
-    if is.reordered && !was.reordered {
-        out.push_str(" AFTER A LATER ITEM OF ITS PRODUCER");
-    }
-    let outcome = |commit: bool| if commit { "commit" } else { "abort" };
-    let bit = 1u8 << c;
-    for commit in [true, false] {
-        let chose = |ballots: &crate::world::Ballots| {
-            (if commit {
-                ballots.commit
-            } else {
-                ballots.abort
-            }) & bit
-                != 0
-        };
-        if chose(&after.history.votes) && !chose(&before.history.votes) {
-            let _ = write!(out, "; votes {}", outcome(commit));
-        }
-        if chose(&after.history.decisions) && !chose(&before.history.decisions) {
-            let _ = write!(out, "; DECIDES {}", outcome(commit).to_uppercase());
-        }
-    }
-    out
-}
-
-/// The items of a set, in order.
-pub(crate) fn items(set: crate::world::Items) -> impl Iterator<Item = Item> {
-    (0..Item::PRODUCERS).flat_map(move |producer| {
-        (0..Item::SERIALS)
-            .map(move |serial| Item { producer, serial })
-            .filter(move |item| set & item.bit() != 0)
-    })
 }
 
 /// Who a fault or a server action woke, and what it deleted.
-fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
+fn fired<S, L: Log>(before: &WorldState<S, L>, after: &WorldState<S, L>) -> String {
     let mut out = String::new();
     let gone: Vec<String> = before
         .net
@@ -621,17 +540,7 @@ fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
     if !gone.is_empty() {
         let _ = write!(out, "; deleted {}", gone.join(", "));
     }
-    for item in items(after.history.queue.enqueued & !before.history.queue.enqueued) {
-        let _ = write!(out, "; enqueues item {item}");
-    }
-    let joined = after.history.joined & !before.history.joined;
-    for bit in (0..16).filter(|bit| joined & (1 << bit) != 0) {
-        let process = Incarnation {
-            client: bit / 4,
-            restarts: (bit % 4) as u8,
-        };
-        let _ = write!(out, "; {} has joined", process.guid());
-    }
+    out.push_str(&after.history.log.tell_served(&before.history.log));
     if after.history.herd && !before.history.herd {
         out.push_str("; ONE DELETION WOKE SEVERAL WAITERS");
     }
@@ -642,14 +551,13 @@ fn fired<S>(before: &WorldState<S>, after: &WorldState<S>) -> String {
 /// ([`World::try_step_observed`]).
 pub fn describe<R: Recipe>(
     world: &World<R>,
-    before: &WorldState<R::State>,
+    before: &WorldState<R::State, R::Log>,
     action: &Action,
-    after: &WorldState<R::State>,
-    observed: &[(ClientId, Observation)],
+    after: &WorldState<R::State, R::Log>,
+    observed: &[(ClientId, Observation<R::Fact>)],
 ) -> String {
-    let reaction = |before: &WorldState<R::State>, after: &WorldState<R::State>, c: usize| {
-        reaction(before, after, c, observed)
-    };
+    let reaction =
+        |before: &WorldState<R::State, R::Log>, after, c| reaction::<R>(before, after, c, observed);
     match *action {
         Action::Invoke(c) => {
             let step = before.processes[c].commands_given;

@@ -23,6 +23,7 @@
 //! Everything is deterministic: the same actions from the same state give the
 //! same state.
 
+use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -38,11 +39,9 @@ use crate::client::{ConnState, Delivery, ServerMessage};
 use crate::faults::{Fate, Fault, FaultBudget, Spent};
 use crate::net::{Net, Served};
 use crate::recipe::{
-    ClientId, Effects, Incarnation, Input, Item, Observation, Recipe, Role, Token,
+    ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
 };
-use crate::store::{
-    CreateMode, EventType, Notification, Op, Path, Response, SessionId, StoreConfig,
-};
+use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
 
 /// A node of the tree the server holds before any client starts (a
 /// scenario's `[[store.node]]`): a foreign child in the recipe's directory,
@@ -143,65 +142,15 @@ impl Resource {
     }
 }
 
-/// A set of queue items, one bit each ([`Item::bit`]).
-pub type Items = u32;
-
-/// What happened to a queue's items: what the server enqueued and what
-/// consumers took, with the two ways taking can go wrong.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct QueueLog {
-    /// Items the server put on the queue (a producer may not know).
-    pub enqueued: Items,
-    /// Items some consumer took and handed to its application.
-    pub consumed: Items,
-    /// What each consumer took, by client (a world has at most as many
-    /// clients as an item has producers).
-    pub consumed_by: [Items; Item::PRODUCERS as usize],
-    /// Some item was handed to an application twice.
-    pub consumed_twice: bool,
-    /// Some consumer took a producer's item after a later one of the same
-    /// producer: it did not get that producer's items in the order produced.
-    pub reordered: bool,
-}
-
-impl QueueLog {
-    fn consume(&mut self, consumer: ClientId, item: Item) {
-        if self.consumed & item.bit() != 0 {
-            self.consumed_twice = true;
-        }
-        self.consumed |= item.bit();
-        let mine = &mut self.consumed_by[consumer];
-        let later_of_producer = (item.serial + 1..Item::SERIALS)
-            .any(|serial| *mine & Item { serial, ..item }.bit() != 0);
-        if later_of_producer {
-            self.reordered = true;
-        }
-        *mine |= item.bit();
-    }
-}
-
-/// Which clients chose each outcome (a bit per client): votes or decisions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Ballots {
-    pub commit: u8,
-    pub abort: u8,
-}
-
-impl Ballots {
-    fn record(&mut self, client: ClientId, commit: bool) {
-        let bit = 1 << client;
-        if commit {
-            self.commit |= bit;
-        } else {
-            self.abort |= bit;
-        }
-    }
-}
-
 /// What the properties read: beliefs and the facts that happened, updated from
 /// observations and from what the server fired. Never messages in flight.
+///
+/// The world keeps what the recipes share: the tenures clients believe in
+/// (six recipes hold something, and the properties every one of them must
+/// keep are written once, over these), the protected resource, and who the
+/// server's notifications woke. A recipe's own facts are in its `log`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct History {
+pub struct History<L = ()> {
     /// The tenure each client believes it holds (the lock, a read or write
     /// lock, the leadership).
     pub holding: Vec<Option<Tenure>>,
@@ -221,78 +170,40 @@ pub struct History {
     pub herd: bool,
     /// Some waiting client was sent a watch notification.
     pub woken: bool,
-    /// Processes whose node the server created in the recipe's directory, a
-    /// bit each ([`History::incarnation_bit`]).
-    pub joined: u16,
-    pub queue: QueueLog,
-    /// What each client was told of the directory, for a recipe whose nodes
-    /// rank ([`Recipe::ranks`]; empty otherwise).
-    pub knowledge: Vec<Knowledge>,
-    /// A consumer chose an item while one that outranks it was queued and
-    /// the consumer knew of it: in its latest listing, or after a watch
-    /// event had told it the queue changed since that listing
-    /// ([`Observation::Chose`]).
-    pub priority_inverted: bool,
-    /// Two-phase commit: the sites' votes and everyone's decisions.
-    pub votes: Ballots,
-    pub decisions: Ballots,
+    /// What the recipe keeps of its own facts ([`Recipe::Log`]).
+    pub log: L,
 }
 
-impl History {
-    fn new(clients: usize, ranks: bool) -> History {
+impl<L: Log> History<L> {
+    fn new(clients: usize) -> History<L> {
         History {
-            knowledge: if ranks {
-                vec![Knowledge::default(); clients]
-            } else {
-                Vec::new()
-            },
             holding: vec![None; clients],
             nodes: vec![None; clients],
             acquisitions: 0,
             resource: Resource::default(),
             herd: false,
             woken: false,
-            joined: 0,
-            queue: QueueLog::default(),
-            priority_inverted: false,
-            votes: Ballots::default(),
-            decisions: Ballots::default(),
+            log: L::new(clients),
         }
     }
-
-    /// A process's bit in [`History::joined`]: four per client, one for each
-    /// of its first four processes (the fault budget allows three restarts).
-    pub fn incarnation_bit(me: Incarnation) -> u16 {
-        1 << (me.client * 4 + usize::from(me.restarts.min(3)))
-    }
 }
 
-/// What a client was told of the recipe's directory, as the world delivered
-/// it: the latest listing it read, and whether a watch event told it the
-/// directory changed since. Kept by the world, not the recipe, so that a
-/// recipe's choices are judged on what it was told, not on what it says it
-/// knew.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Knowledge {
-    pub listing: Vec<Arc<str>>,
-    pub told_of_change: bool,
-}
-
-/// A state of the world.
+/// A state of the world, of a recipe whose client state is `S` and whose
+/// log ([`Recipe::Log`]) is `L`.
 #[derive(Clone, PartialEq, Eq, Hash)]
-pub struct WorldState<S> {
+pub struct WorldState<S, L = ()> {
     pub net: Net,
     pub processes: Vec<Process<S>>,
     /// Sessions of crashed processes that the server has not expired yet.
     pub dead_sessions: BTreeSet<SessionId>,
     pub spent: Spent,
-    pub history: History,
+    pub history: History<L>,
 }
 
 /// A state as a person reads it (the explorer's state pane, a test's
 /// failure): the znode tree, each client's phase, belief and connection,
 /// what is in flight on each link, and the faults spent.
-impl<S: std::fmt::Display> std::fmt::Debug for WorldState<S> {
+impl<S: std::fmt::Display, L> std::fmt::Debug for WorldState<S, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", crate::trace::picture(self))?;
         let in_flight = crate::trace::in_flight(self);
@@ -314,7 +225,7 @@ impl<S: std::fmt::Display> std::fmt::Debug for WorldState<S> {
     }
 }
 
-impl<S> WorldState<S> {
+impl<S, L> WorldState<S, L> {
     /// Whether client `client`'s process has not crashed and its session is
     /// alive on the server: it can still act on what it learns. A paused
     /// process is live (it resumes); one whose session expired is not.
@@ -327,29 +238,54 @@ impl<S> WorldState<S> {
 /// A path through the world as a replay took it: the initial state and the
 /// state after each step, and what the recipes observed in each step
 /// ([`World::try_step_observed`]). Counterexamples are told from it.
-#[derive(Clone, Copy)]
-pub struct Run<'a, S> {
-    pub states: &'a [WorldState<S>],
+pub struct Run<'a, R: Recipe> {
+    pub states: &'a [WorldState<R::State, R::Log>],
     /// `observed[i]`: what step `i + 1` made the recipes observe.
-    pub observed: &'a [Vec<(ClientId, Observation)>],
+    pub observed: &'a [Observed<R::Fact>],
 }
 
-impl<'a, S> Run<'a, S> {
+/// What one step made the recipes observe, by client, in order.
+pub type Observed<F> = Vec<(ClientId, Observation<F>)>;
+
+impl<R: Recipe> Clone for Run<'_, R> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<R: Recipe> Copy for Run<'_, R> {}
+
+impl<'a, R: Recipe> Run<'a, R> {
     /// The state the run ends in.
-    pub fn last(&self) -> &'a WorldState<S> {
+    pub fn last(&self) -> &'a WorldState<R::State, R::Log> {
         self.states.last().expect("a run has its initial state")
     }
 
     /// Each observation with its step's number (from 1), in order.
-    pub fn observations(&self) -> impl Iterator<Item = (usize, ClientId, &'a Observation)> + 'a {
+    pub fn observations(
+        &self,
+    ) -> impl Iterator<Item = (usize, ClientId, &'a Observation<R::Fact>)> + 'a {
         self.observed
             .iter()
             .enumerate()
             .flat_map(|(index, step)| step.iter().map(move |(c, seen)| (index + 1, *c, seen)))
     }
 
+    /// Each fact of the recipe's own ([`Recipe::Fact`]) with its step's
+    /// number (from 1) and its client, in order.
+    pub fn facts(&self) -> impl Iterator<Item = (usize, ClientId, &'a R::Fact)> + 'a {
+        self.observations()
+            .filter_map(|(step, c, seen)| match seen {
+                Observation::Fact(fact) => Some((step, c, fact)),
+                _ => None,
+            })
+    }
+
     /// The first step (from 1) after which `flag` holds of the state.
-    pub fn first_step(&self, flag: impl Fn(&WorldState<S>) -> bool) -> Option<usize> {
+    pub fn first_step(
+        &self,
+        flag: impl Fn(&WorldState<R::State, R::Log>) -> bool,
+    ) -> Option<usize> {
         self.states.iter().position(flag).filter(|&step| step > 0)
     }
 }
@@ -378,7 +314,7 @@ impl Action {
 /// How a search that runs the world from outside steers it, and what the
 /// world tells it back.
 #[derive(Debug)]
-pub struct Control<S> {
+pub struct Control<R: Recipe> {
     /// While this flag is up the world enables no action, so a search drains
     /// what it has queued and stops: how a checker's time and memory limits
     /// are kept, whatever its threads (stateright 0.31 honours its own timeout
@@ -387,7 +323,7 @@ pub struct Control<S> {
     pub halt: AtomicBool,
     /// The first panic of the recipe, the store or the client library during
     /// the search; the world raises `halt` when it keeps one.
-    pub panic: Mutex<Option<Panic<S>>>,
+    pub panic: Mutex<Option<Panic<R>>>,
     /// The recipe phases some client entered in a state the search reached,
     /// as bits over [`Recipe::phase_names`].
     pub phases: AtomicU64,
@@ -400,7 +336,7 @@ pub struct Control<S> {
     pub unranked_steps: AtomicU64,
 }
 
-impl<S> Default for Control<S> {
+impl<R: Recipe> Default for Control<R> {
     fn default() -> Self {
         Control {
             halt: AtomicBool::new(false),
@@ -412,11 +348,11 @@ impl<S> Default for Control<S> {
     }
 }
 
-impl<S> Control<S> {
+impl<R: Recipe> Control<R> {
     /// Adds what `state` covers: its clients' phases and the fault kinds
     /// spent to reach it. A load first, so that once everything reachable
     /// is covered the threads only read the shared words.
-    pub fn cover<R: Recipe<State = S>>(&self, world: &World<R>, state: &WorldState<S>) {
+    pub fn cover(&self, world: &World<R>, state: &WorldState<R::State, R::Log>) {
         let phases = (state.processes.iter().enumerate()).fold(0, |bits, (client, process)| {
             bits | world.recipe(client).phases(&process.recipe)
         });
@@ -433,13 +369,13 @@ impl<S> Control<S> {
 /// A panic inside the world: the state it happened in, the action being
 /// taken (none if listing the enabled actions panicked) and its message.
 #[derive(Clone)]
-pub struct Panic<S> {
-    pub state: WorldState<S>,
+pub struct Panic<R: Recipe> {
+    pub state: WorldState<R::State, R::Log>,
     pub action: Option<Action>,
     pub message: String,
 }
 
-impl<S> std::fmt::Debug for Panic<S> {
+impl<R: Recipe> std::fmt::Debug for Panic<R> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Panic")
             .field("action", &self.action)
@@ -460,7 +396,9 @@ pub enum Refusal {
 thread_local! {
     /// The observations of the step [`World::try_step_observed`] is taking on
     /// this thread; `None` the rest of the time, when nobody listens.
-    static OBSERVED: RefCell<Option<Vec<(ClientId, Observation)>>> = const { RefCell::new(None) };
+    /// An [`Observed`] of the recipe's facts, type-erased: a thread-local
+    /// cannot be generic.
+    static OBSERVED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
 }
 
 /// Runs `f`, turning a panic into its message.
@@ -502,7 +440,7 @@ pub struct World<R: Recipe> {
     pub properties: fn() -> Vec<Property<World<R>>>,
     /// The search running this world, if it steers it ([`Control`]). The
     /// recipe, the store and the client library never see it.
-    pub control: Option<Arc<Control<R::State>>>,
+    pub control: Option<Arc<Control<R>>>,
 }
 
 impl<R: Recipe> World<R> {
@@ -582,7 +520,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether `client` plays part `index` of [`World::parts`] in `state`.
-    pub fn plays(&self, state: &WorldState<R::State>, client: ClientId, index: u8) -> bool {
+    pub fn plays(&self, state: &WorldState<R::State, R::Log>, client: ClientId, index: u8) -> bool {
         let recipe = self.recipe(client);
         let own = &state.processes[client].recipe;
         match index.checked_sub(1) {
@@ -629,7 +567,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// What a fault does to `client`'s process ([`Fate`]).
-    fn befall(&self, state: &mut WorldState<R::State>, client: ClientId, fate: Fate) {
+    fn befall(&self, state: &mut WorldState<R::State, R::Log>, client: ClientId, fate: Fate) {
         let process = &mut state.processes[client];
         match fate {
             Fate::Lives => {}
@@ -657,7 +595,11 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    pub fn incarnation(&self, state: &WorldState<R::State>, client: ClientId) -> Incarnation {
+    pub fn incarnation(
+        &self,
+        state: &WorldState<R::State, R::Log>,
+        client: ClientId,
+    ) -> Incarnation {
         Incarnation {
             client,
             restarts: state.processes[client].restarts,
@@ -665,7 +607,11 @@ impl<R: Recipe> World<R> {
     }
 
     /// The client whose current session this is.
-    pub fn client_of(&self, state: &WorldState<R::State>, session: SessionId) -> Option<ClientId> {
+    pub fn client_of(
+        &self,
+        state: &WorldState<R::State, R::Log>,
+        session: SessionId,
+    ) -> Option<ClientId> {
         (0..self.clients()).find(|&client| state.net.session(client) == session)
     }
 
@@ -674,7 +620,7 @@ impl<R: Recipe> World<R> {
     /// such as one on a dead session), after the inputs already queued.
     pub(crate) fn feed(
         &self,
-        state: &mut WorldState<R::State>,
+        state: &mut WorldState<R::State, R::Log>,
         client: ClientId,
         inputs: impl IntoIterator<Item = Input<R::Command>>,
     ) {
@@ -682,7 +628,7 @@ impl<R: Recipe> World<R> {
         let mut pending: Vec<Input<R::Command>> = inputs.into_iter().collect();
         pending.reverse();
         while let Some(input) = pending.pop() {
-            self.learn(state, client, &input);
+            state.history.log.learn(client, &input, self.directory());
             let mut effects = Effects::default();
             self.recipes[client].handle(
                 me,
@@ -707,34 +653,10 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// Keeps what `input` tells client `client` of the directory
-    /// ([`Knowledge`]), for a recipe whose nodes rank.
-    fn learn(&self, state: &mut WorldState<R::State>, client: ClientId, input: &Input<R::Command>) {
-        let dir = self.directory();
-        let Some(knew) = state.history.knowledge.get_mut(client) else {
-            return;
-        };
-        match input {
-            Input::Reply {
-                op: Op::GetChildren { path, .. },
-                result: Ok(Response::Children { names, .. }),
-            } if path == dir => {
-                knew.listing = names.clone();
-                knew.told_of_change = false;
-            }
-            Input::Watch(event)
-                if event.kind == EventType::NodeChildrenChanged && event.path == *dir =>
-            {
-                knew.told_of_change = true;
-            }
-            _ => {}
-        }
-    }
-
     /// Hands the recipe what its client library delivered.
     pub(crate) fn deliver(
         &self,
-        state: &mut WorldState<R::State>,
+        state: &mut WorldState<R::State, R::Log>,
         client: ClientId,
         deliveries: Vec<Delivery>,
     ) {
@@ -743,12 +665,14 @@ impl<R: Recipe> World<R> {
 
     fn observe(
         &self,
-        state: &mut WorldState<R::State>,
+        state: &mut WorldState<R::State, R::Log>,
         client: ClientId,
-        observation: Observation,
+        observation: Observation<R::Fact>,
     ) {
         OBSERVED.with(|observed| {
-            if let Some(observed) = observed.borrow_mut().as_mut() {
+            let mut observed = observed.borrow_mut();
+            if let Some(observed) = observed.as_mut().and_then(|any| any.downcast_mut()) {
+                let observed: &mut Observed<R::Fact> = observed;
                 observed.push((client, observation.clone()));
             }
         });
@@ -783,44 +707,27 @@ impl<R: Recipe> World<R> {
                     history.resource.write(tenure, sequencer);
                 }
             }
-            Observation::Joined => {
-                let me = Incarnation {
-                    client,
-                    restarts: state.processes[client].restarts,
+            Observation::Fact(fact) => {
+                let at = Witness {
+                    process: self.incarnation(state, client),
+                    store: &state.net.store,
+                    directory: self.directory(),
                 };
-                state.history.joined |= History::incarnation_bit(me);
+                state.history.log.record(&fact, at);
             }
-            Observation::Enqueued { item } => history.queue.enqueued |= item.bit(),
-            Observation::Consumed { item } => history.queue.consume(client, item),
-            Observation::Chose { node } => {
-                let Some(knew) = history.knowledge.get(client) else {
-                    return;
-                };
-                let store = &state.net.store;
-                let dir = self.directory();
-                let outranks = |name: &Arc<str>| self.recipe(client).outranks(name, &node);
-                let inverted = knew
-                    .listing
-                    .iter()
-                    .any(|name| outranks(name) && store.exists(&dir.child(name)))
-                    || (knew.told_of_change && store.children(dir).iter().any(outranks));
-                state.history.priority_inverted |= inverted;
-            }
-            Observation::Voted { commit } => history.votes.record(client, commit),
-            Observation::Decided { commit } => history.decisions.record(client, commit),
         }
     }
 
     /// Records what the server applied for `client`, and whom it woke.
     pub(crate) fn applied(
         &self,
-        state: &mut WorldState<R::State>,
+        state: &mut WorldState<R::State, R::Log>,
         client: ClientId,
         served: &[Served],
     ) {
         for one in served {
-            if let Some(observation) = self.recipe(client).served(&one.op, &one.result) {
-                self.observe(state, client, observation);
+            if let Some(fact) = self.recipe(client).served(&one.op, &one.result) {
+                self.observe(state, client, Observation::Fact(fact));
             }
             if let Ok(Response::Created { path, .. }) = &one.result {
                 if path.is_child_of(self.directory()) {
@@ -839,7 +746,7 @@ impl<R: Recipe> World<R> {
     /// ([`Recipe::released_together`]: readers a writer's deletion releases).
     pub(crate) fn wake<'a>(
         &self,
-        state: &mut WorldState<R::State>,
+        state: &mut WorldState<R::State, R::Log>,
         fired: impl IntoIterator<Item = &'a Notification>,
     ) {
         let waiting = |client: ClientId| {
@@ -896,7 +803,7 @@ impl<R: Recipe> World<R> {
     /// no longer come to hold by it: the node is gone from the server, the
     /// recipe does not claim it, and no reply on its way to the client names
     /// it (a create's, or a listing of the directory).
-    fn forget_nodes(&self, state: &mut WorldState<R::State>) {
+    fn forget_nodes(&self, state: &mut WorldState<R::State, R::Log>) {
         for client in 0..self.clients() {
             let Some((node, _)) = &state.history.nodes[client] else {
                 continue;
@@ -930,7 +837,7 @@ impl<R: Recipe> World<R> {
     /// `emit` breaks.
     fn progress_actions(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         mut emit: impl FnMut(Action) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
         for client in 0..self.clients() {
@@ -969,13 +876,13 @@ impl<R: Recipe> World<R> {
     }
 
     /// Whether nothing but a fault can happen any more.
-    pub fn is_quiescent(&self, state: &WorldState<R::State>) -> bool {
+    pub fn is_quiescent(&self, state: &WorldState<R::State, R::Log>) -> bool {
         self.progress_actions(state, |_| ControlFlow::Break(()))
             .is_continue()
     }
 
     /// Every action enabled in `state`, in the checker's order.
-    pub fn enabled(&self, state: &WorldState<R::State>, actions: &mut Vec<Action>) {
+    pub fn enabled(&self, state: &WorldState<R::State, R::Log>, actions: &mut Vec<Action>) {
         let _ = self.progress_actions(state, |action| {
             actions.push(action);
             ControlFlow::Continue(())
@@ -995,9 +902,9 @@ impl<R: Recipe> World<R> {
     /// take a step the checker could not.
     pub fn try_step(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         action: &Action,
-    ) -> Result<WorldState<R::State>, Refusal> {
+    ) -> Result<WorldState<R::State, R::Log>, Refusal> {
         let mut enabled = Vec::new();
         caught(|| self.enabled(state, &mut enabled)).map_err(Refusal::Panicked)?;
         if !enabled.contains(action) {
@@ -1011,19 +918,23 @@ impl<R: Recipe> World<R> {
     /// (which item a consumer took a second time).
     pub fn try_step_observed(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         action: &Action,
-    ) -> Result<(WorldState<R::State>, Vec<(ClientId, Observation)>), Refusal> {
-        OBSERVED.with(|observed| *observed.borrow_mut() = Some(Vec::new()));
+    ) -> Result<(WorldState<R::State, R::Log>, Observed<R::Fact>), Refusal> {
+        let listening: Observed<R::Fact> = Vec::new();
+        OBSERVED.with(|observed| *observed.borrow_mut() = Some(Box::new(listening)));
         let next = self.try_step(state, action);
-        let observed = OBSERVED.with(|observed| observed.borrow_mut().take().unwrap_or_default());
+        let observed = OBSERVED.with(|observed| observed.borrow_mut().take());
+        let observed = observed
+            .and_then(|any| any.downcast().ok())
+            .map_or_else(Vec::new, |observed: Box<Observed<R::Fact>>| *observed);
         next.map(|next| (next, observed))
     }
 
     /// [`World::enabled`], or the message of the panic listing them caused.
     pub fn enabled_caught(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         actions: &mut Vec<Action>,
     ) -> Result<(), String> {
         caught(|| self.enabled(state, actions))
@@ -1033,9 +944,9 @@ impl<R: Recipe> World<R> {
     /// caller that took `action` from [`World::enabled`] itself.
     pub fn step_caught(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         action: &Action,
-    ) -> Result<WorldState<R::State>, Refusal> {
+    ) -> Result<WorldState<R::State, R::Log>, Refusal> {
         caught(|| self.step(state, action))
             .map_err(Refusal::Panicked)?
             .ok_or(Refusal::NotEnabled)
@@ -1046,9 +957,9 @@ impl<R: Recipe> World<R> {
     /// `None` if it cannot apply.
     pub fn step(
         &self,
-        state: &WorldState<R::State>,
+        state: &WorldState<R::State, R::Log>,
         action: &Action,
-    ) -> Option<WorldState<R::State>> {
+    ) -> Option<WorldState<R::State, R::Log>> {
         let mut next = state.clone();
         match *action {
             Action::Invoke(client) => {
@@ -1106,7 +1017,7 @@ impl<R: Recipe> World<R> {
     /// state, and rebuilds the path by replaying.
     pub fn shortest_path(
         &self,
-        found: impl Fn(&WorldState<R::State>) -> bool,
+        found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
     ) -> Option<Vec<Action>> {
         self.shortest_path_within(found, |_| true)
             .expect("a search without a limit runs to its end")
@@ -1118,7 +1029,7 @@ impl<R: Recipe> World<R> {
     #[allow(clippy::result_unit_err)]
     pub fn shortest_path_within(
         &self,
-        found: impl Fn(&WorldState<R::State>) -> bool,
+        found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
         mut go_on: impl FnMut(usize) -> bool,
     ) -> Result<Option<Vec<Action>>, ()> {
         let init = self.init_states().remove(0);
@@ -1199,8 +1110,8 @@ impl<R: Recipe> World<R> {
     /// Keeps the first panic of a search and stops it.
     fn keep_panic(
         &self,
-        control: &Control<R::State>,
-        state: &WorldState<R::State>,
+        control: &Control<R>,
+        state: &WorldState<R::State, R::Log>,
         action: Option<Action>,
         message: String,
     ) {
@@ -1220,7 +1131,7 @@ impl<R: Recipe> World<R> {
 }
 
 impl<R: Recipe> Model for World<R> {
-    type State = WorldState<R::State>;
+    type State = WorldState<R::State, R::Log>;
     type Action = Action;
 
     fn init_states(&self) -> Vec<Self::State> {
@@ -1256,7 +1167,7 @@ impl<R: Recipe> Model for World<R> {
             processes,
             dead_sessions,
             spent: Spent::default(),
-            history: History::new(clients, self.recipes[0].ranks()),
+            history: History::new(clients),
         }]
     }
 

@@ -485,6 +485,7 @@ mod double_barrier {
         enter_safety, leave_safety, no_deadlock, someone_computes, someone_left, Command,
         DoubleBarrier, Phase, State, Variant, BARRIER, READY,
     };
+    use zoocheck::models::joined::{Joined, Joins};
     use zoocheck::store::CreateMode;
 
     const X: usize = 2;
@@ -505,7 +506,7 @@ mod double_barrier {
         Phase::Watching(Arc::from(name))
     }
 
-    fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Joined> {
         let mut out = Effects::default();
         DoubleBarrier::new(variant, X).handle(ME, state, input, &mut out);
         out
@@ -1009,10 +1010,7 @@ mod double_barrier {
     #[test]
     fn the_server_fact_joined_is_a_process_node_created_not_ready() {
         let recipe = DoubleBarrier::new(Variant::Seed, X);
-        assert_eq!(
-            recipe.served(&create_mine(), &created("c0")),
-            Some(Observation::Joined)
-        );
+        assert_eq!(recipe.served(&create_mine(), &created("c0")), Some(Joined));
         assert_eq!(
             recipe.served(&create_mine(), &Err(ErrorCode::NodeExists)),
             None
@@ -1055,7 +1053,7 @@ mod double_barrier {
         .with_budget(budget)
     }
 
-    fn holds_all(world: &World<DoubleBarrier>, state: &WorldState<State>) -> bool {
+    fn holds_all(world: &World<DoubleBarrier>, state: &WorldState<State, Joins>) -> bool {
         enter_safety(world, state) && leave_safety(world, state) && no_deadlock(world, state)
     }
 
@@ -1076,7 +1074,7 @@ mod double_barrier {
         let mut state = walk(&world, init, &joins(0));
         state = walk(&world, state, &[Action::Deliver(0)]);
         assert_eq!(state.processes[0].recipe.phase, Phase::AwaitingReady);
-        assert_eq!(state.history.joined.count_ones(), 1);
+        assert_eq!(state.history.log.count(), 1);
         // c1 joins, counts two and creates ready: both compute.
         state = walk(&world, state, &joins(1));
         state = walk(&world, state, &[Action::Deliver(1)]);
@@ -1159,16 +1157,12 @@ mod double_barrier {
             &[Action::Fault(Fault::new(Kind::LoseReply, 0))],
         );
         // The server created it: a server fact, though c0 never heard.
-        assert_eq!(state.history.joined.count_ones(), 1);
+        assert_eq!(state.history.log.count(), 1);
         assert!(state.net.store.exists(&at("c0")));
         state = walk(&world, state, &[Action::Deliver(0), Action::Reconnect(0)]);
         assert_eq!(state.processes[0].recipe.phase, Phase::Joining);
         state = walk(&world, state, &[Action::Serve(0)]);
-        assert_eq!(
-            state.history.joined.count_ones(),
-            1,
-            "NODEEXISTS joins nobody"
-        );
+        assert_eq!(state.history.log.count(), 1, "NODEEXISTS joins nobody");
         state = walk(&world, state, &[Action::Deliver(0)]);
         assert_eq!(state.processes[0].recipe.phase, Phase::Counting);
     }

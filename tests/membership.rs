@@ -10,10 +10,11 @@ use stateright::Model;
 use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
+use zoocheck::models::joined::{Joined, Joins};
 use zoocheck::models::membership::{
     views_follow_the_group, views_list_only_joined, Command, Membership, Phase, State, Variant,
 };
-use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
+use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent,
 };
@@ -27,7 +28,7 @@ const ME: Incarnation = Incarnation {
     restarts: 0,
 };
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Joined> {
     let mut out = Effects::default();
     Membership::new(variant).handle(ME, state, input, &mut out);
     out
@@ -70,7 +71,7 @@ fn changed() -> Input<Command> {
     })
 }
 
-fn sends(requests: Vec<Op>) -> Effects {
+fn sends(requests: Vec<Op>) -> Effects<Joined> {
     Effects {
         requests,
         observations: vec![],
@@ -194,7 +195,7 @@ fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
 fn the_server_creating_a_member_node_is_a_join() {
     let recipe = Membership::new(Variant::Reference);
     let op = create(CreateMode::Ephemeral);
-    assert_eq!(recipe.served(&op, &created()), Some(Observation::Joined));
+    assert_eq!(recipe.served(&op, &created()), Some(Joined));
     assert_eq!(recipe.served(&op, &Err(ErrorCode::NodeExists)), None);
     assert_eq!(recipe.served(&list(true), &children(&["c1"])), None);
 }
@@ -209,7 +210,10 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Members
 }
 
 /// Takes progress actions, the lowest first, until the world is quiescent.
-fn settle(world: &World<Membership>, mut state: WorldState<State>) -> WorldState<State> {
+fn settle(
+    world: &World<Membership>,
+    mut state: WorldState<State, Joins>,
+) -> WorldState<State, Joins> {
     loop {
         let mut enabled = Vec::new();
         world.actions(&state, &mut enabled);
@@ -251,5 +255,9 @@ fn world_an_optimistic_view_lists_a_process_before_it_joined() {
     assert!(!views_list_only_joined(&world, &state));
     let state = act(&world, &state, Action::Serve(0));
     assert!(views_list_only_joined(&world, &state));
-    assert_eq!(state.history.joined, 1);
+    let first = Incarnation {
+        client: 0,
+        restarts: 0,
+    };
+    assert_eq!(state.history.log.processes().collect::<Vec<_>>(), [first]);
 }

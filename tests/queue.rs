@@ -19,9 +19,9 @@ use zoocheck::models::priority_queue::{
     self, highest_priority_first, Command as PqCommand, PriorityQueue,
 };
 use zoocheck::models::queue::{
-    consumed_once, no_item_lost, Command, Put, Putting, Queue, State, Take, Variant,
+    consumed_once, no_item_lost, Command, Fact, Item, Put, Putting, Queue, State, Take, Variant,
 };
-use zoocheck::recipe::{Effects, Incarnation, Input, Item, Observation, Recipe};
+use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use zoocheck::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path,
     Response, Stat, WatchEvent, ANY_VERSION,
@@ -58,7 +58,7 @@ fn second() -> Item {
     Item::new(1, 1)
 }
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Fact> {
     let mut out = Effects::default();
     Queue::new(variant).handle(ME, state, input, &mut out);
     out
@@ -168,8 +168,8 @@ fn children_changed<C>() -> Input<C> {
     })
 }
 
-fn consumed(item: Item) -> Observation {
-    Observation::Consumed { item }
+fn consumed(item: Item) -> Observation<Fact> {
+    Observation::Fact(Fact::Consumed { item })
 }
 
 fn putting(item: Item) -> Putting {
@@ -869,7 +869,7 @@ fn is_busy_while_putting_or_taking_and_waiting_only_on_an_empty_queue() {
 #[test]
 fn served_reports_an_applied_put_as_enqueued_and_nothing_else() {
     let queue = Queue::new(Variant::Guid);
-    let enqueued = Some(Observation::Enqueued { item: first() });
+    let enqueued = Some(Fact::Enqueued { item: first() });
     let create = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
     let created = Ok(Response::Created {
         path: at("c1.0-queue-0000000000"),
@@ -930,7 +930,7 @@ fn pq_run(
     variant: priority_queue::Variant,
     state: &mut State,
     input: Input<priority_queue::Command>,
-) -> Effects {
+) -> Effects<Fact> {
     let mut out = Effects::default();
     PriorityQueue::new(variant).handle(ME, state, input, &mut out);
     out
@@ -1030,9 +1030,9 @@ fn a_priority_consumer_reports_its_choice() {
     assert_eq!(out.requests, [read_op(low_new)]);
     assert_eq!(
         out.observations,
-        [Observation::Chose {
+        [Observation::Fact(Fact::Chose {
             node: Arc::from(low_new)
-        }]
+        })]
     );
     // The plain queue never reports a choice.
     let mut state = consumer(Take::Idle, &[low_new]);
@@ -1091,12 +1091,12 @@ fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
         ],
     );
     let item = Item::new(0, 0);
-    assert_eq!(state.history.queue.enqueued, item.bit());
+    assert_eq!(state.history.log.enqueued, item.bit());
     // c1 takes it: list, read, delete.
     let state = walk(&world, state, &round(1));
     let state = walk(&world, state, &served(1));
     let state = walk(&world, state, &deleted(1));
-    assert_eq!(state.history.queue.consumed, item.bit());
+    assert_eq!(state.history.log.consumed, item.bit());
     assert!(consumed_once(&world, &state));
     // c0 notices, lists for its GUID, finds nothing, creates again.
     let state = walk(
@@ -1131,7 +1131,7 @@ fn world_an_ephemeral_item_goes_with_its_producers_session_and_is_lost() {
         let init = world.init_states().remove(0);
         let state = walk(&world, init, &round(0));
         let state = walk(&world, state, &round(0));
-        assert_eq!(state.history.queue.enqueued, Item::new(0, 0).bit());
+        assert_eq!(state.history.log.enqueued, Item::new(0, 0).bit());
         // The consumer lists after the session closed.
         let state = walk(&world, state, &round(1));
         let waiting = state.processes[1].recipe.take == Take::Waiting;
@@ -1166,7 +1166,7 @@ fn world_no_item_lost_counts_an_item_left_beside_a_waiting_consumer() {
     // waits (not reachable: it checks what the property reads) is a loss,
     // and so is the item gone unconsumed.
     let mut stranded = state.clone();
-    stranded.history.queue.consumed = 0;
+    stranded.history.log.consumed = 0;
     assert!(!no_item_lost(&world, &stranded));
     stranded.processes[1].recipe.take = Take::Idle;
     assert!(!no_item_lost(&world, &stranded));
@@ -1192,7 +1192,7 @@ fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
     // The high item arrives; its notification reaches c1 before the data.
     let state = walk(&world, state, &round(0));
     let state = walk(&world, state, &[Action::Serve(1), Action::Deliver(1)]);
-    assert!(state.history.knowledge[1].told_of_change);
+    assert!(state.history.log.knowledge[1].told_of_change);
     // c1 lists again to keep its watch, reads the data, deletes, and takes
     // the low item: chosen before it knew of the high one.
     let state = walk(&world, state, &[Action::Deliver(1)]);
@@ -1202,7 +1202,7 @@ fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
         state,
         &[Action::Deliver(1), Action::Deliver(1), Action::Deliver(1)],
     );
-    assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
+    assert_eq!(state.history.log.queue.consumed, Item::new(0, 0).bit());
     assert!(highest_priority_first(&world, &state));
 }
 
@@ -1237,10 +1237,10 @@ fn world_stale_batch_chooses_from_its_old_list_after_being_told_of_a_change() {
             Action::Deliver(1),
         ],
     );
-    assert_eq!(state.history.queue.consumed, Item::new(0, 0).bit());
+    assert_eq!(state.history.log.queue.consumed, Item::new(0, 0).bit());
     // The world, not the recipe, knows what c1 was told: the two low items,
     // then a change it has not listed again for.
-    let knew = &state.history.knowledge[1];
+    let knew = &state.history.log.knowledge[1];
     assert_eq!(knew.listing.len(), 2);
     assert!(knew.told_of_change);
     assert!(highest_priority_first(&world, &state));

@@ -9,8 +9,8 @@ use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::two_phase_commit::{
-    agreement, failure_detected, live_sites_decide, termination, validity, Command, Phase, State,
-    TwoPhaseCommit, Variant, ABORT, COMMIT, TX,
+    agreement, failure_detected, live_sites_decide, termination, validity, Command, Fact, Ledger,
+    Phase, State, TwoPhaseCommit, Variant, ABORT, COMMIT, TX,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use zoocheck::store::{
@@ -37,7 +37,12 @@ fn recipe(variant: Variant) -> TwoPhaseCommit {
     TwoPhaseCommit::new(variant, GROUP)
 }
 
-fn run(variant: Variant, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
+fn run(
+    variant: Variant,
+    me: Incarnation,
+    state: &mut State,
+    input: Input<Command>,
+) -> Effects<Fact> {
     let mut out = Effects::default();
     recipe(variant).handle(me, state, input, &mut out);
     out
@@ -117,8 +122,8 @@ fn set() -> OpResult {
     })
 }
 
-fn decides(commit: bool) -> Observation {
-    Observation::Decided { commit }
+fn decides(commit: bool) -> Observation<Fact> {
+    Observation::Fact(Fact::Decided { commit })
 }
 
 fn multi() -> Op {
@@ -352,7 +357,7 @@ fn a_site_reads_the_group_then_watches_the_others_and_writes_its_vote() {
         path: tx(),
         watch: false,
     };
-    let voted = Observation::Voted { commit: false };
+    let voted = Observation::Fact(Fact::Voted { commit: false });
     let mut s = st(Phase::ReadingTx, Some(false), 0, 0, 0);
     let out = run(
         Variant::Reference,
@@ -627,9 +632,9 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
 /// Serves and delivers client `c` until it has nothing left to do.
 fn drain(
     world: &World<TwoPhaseCommit>,
-    mut state: WorldState<State>,
+    mut state: WorldState<State, Ledger>,
     c: usize,
-) -> WorldState<State> {
+) -> WorldState<State, Ledger> {
     loop {
         let mut enabled = Vec::new();
         world.actions(&state, &mut enabled);
@@ -669,7 +674,7 @@ fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
     // Site 1 deciding commit though site 2 never voted commit (not reachable
     // here: it checks what validity's words read).
     let mut forged = state.clone();
-    forged.history.decisions.commit |= 1 << 1;
+    forged.history.log.decisions.commit |= 1 << 1;
     assert!(!validity(&world, &forged));
     assert_eq!(
         violation_words(&world, &forged, "validity").as_deref(),

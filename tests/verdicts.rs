@@ -31,6 +31,8 @@ struct Brittle {
 impl Recipe for Brittle {
     type State = u8;
     type Command = Go;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn init(&self, _me: Incarnation) -> u8 {
         0
@@ -196,6 +198,8 @@ impl std::fmt::Display for Scribbled {
 impl Recipe for Scribbler {
     type State = Scribbled;
     type Command = Go;
+    type Fact = std::convert::Infallible;
+    type Log = ();
 
     fn init(&self, _me: Incarnation) -> Scribbled {
         Scribbled(0, false)

@@ -12,25 +12,25 @@ use crate::world::{Run, Status, World, WorldState};
 pub mod termination;
 
 /// Mutual exclusion: at most one client believes it holds the lock.
-pub fn mutual_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn mutual_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     state.history.holding.iter().flatten().count() <= 1
 }
 
 /// Writer exclusion (the shared lock): a client that holds exclusively (the
 /// write lock) is the only holder; readers may hold together.
-pub fn writer_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn writer_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     let holders = || state.history.holding.iter().flatten();
     !holders().any(|tenure| tenure.role.is_exclusive()) || holders().count() <= 1
 }
 
 /// Resource safety: the protected resource never accepted a write from a
 /// holder older than one whose write it had already accepted.
-pub fn resource_safety<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn resource_safety<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     !state.history.resource.interleaved
 }
 
 /// Herd avoidance: no znode deletion woke more than one waiting client.
-pub fn herd_avoidance<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn herd_avoidance<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     !state.history.herd
 }
 
@@ -47,7 +47,10 @@ pub fn herd_avoidance<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> 
 /// and reports it as the `terminates` verdict; the argument is in
 /// [`termination`]'s module doc. stateright's `eventually`, which misses
 /// violations on cycles and treats faults as forced, is not needed.
-pub fn no_orphan_no_deadlock<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn no_orphan_no_deadlock<R: Recipe>(
+    world: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+) -> bool {
     if !world.is_quiescent(state) {
         return true;
     }
@@ -59,7 +62,7 @@ pub fn no_orphan_no_deadlock<R: Recipe>(world: &World<R>, state: &WorldState<R::
 
 /// Nodes in the recipe's directory owned by a live session whose client does
 /// not claim them.
-pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec<String> {
+pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> Vec<String> {
     let store = &state.net.store;
     let dir = world.directory();
     store
@@ -86,12 +89,12 @@ pub fn orphans<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
 }
 
 /// Someone acquired the lock (the partner of mutual exclusion).
-pub fn someone_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn someone_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     state.history.acquisitions > 0
 }
 
 /// Someone holds exclusively (the partner of writer exclusion).
-pub fn writer_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn writer_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     state
         .history
         .holding
@@ -101,13 +104,13 @@ pub fn writer_acquired<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) ->
 }
 
 /// Two readers hold at once: the shared lock does share.
-pub fn readers_share<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn readers_share<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     let readers = state.history.holding.iter().flatten();
     readers.filter(|tenure| !tenure.role.is_exclusive()).count() >= 2
 }
 
 /// A waiting client was woken by a notification (the partner of herd avoidance).
-pub fn waiter_woken<R: Recipe>(_: &World<R>, state: &WorldState<R::State>) -> bool {
+pub fn waiter_woken<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
     state.history.woken
 }
 
@@ -189,11 +192,7 @@ pub fn meaning(property: &str) -> Option<&'static str> {
 /// what. The properties this module defines are told here, a recipe's own by
 /// [`Recipe::violation`]; `None` if neither knows the property or the state
 /// does not break it.
-pub fn violation<R: Recipe>(
-    world: &World<R>,
-    run: Run<'_, R::State>,
-    property: &str,
-) -> Option<String> {
+pub fn violation<R: Recipe>(world: &World<R>, run: Run<'_, R>, property: &str) -> Option<String> {
     let state = run.last();
     let holders = || {
         state
@@ -296,7 +295,7 @@ pub fn violation<R: Recipe>(
 
 /// The clients whose process has not crashed and who still wait, each with
 /// its phase: `c1 (take Waiting)`.
-pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec<String> {
+pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> Vec<String> {
     (0..world.clients())
         .filter(|&c| {
             state.processes[c].status != Status::Crashed
@@ -312,8 +311,8 @@ pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State>) -> Vec
 /// told its own node went.
 fn herd<R: Recipe>(
     world: &World<R>,
-    before: &WorldState<R::State>,
-    after: &WorldState<R::State>,
+    before: &WorldState<R::State, R::Log>,
+    after: &WorldState<R::State, R::Log>,
 ) -> Vec<String> {
     use crate::client::ServerMessage;
     use crate::store::EventType;

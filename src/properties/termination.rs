@@ -274,7 +274,7 @@ pub fn note(outcome: &Outcome) -> Option<String> {
 pub struct Rank(pub [u64; 5]);
 
 /// The rank of a state ([`Rank`]).
-pub fn rank<S>(state: &WorldState<S>) -> Rank {
+pub fn rank<S, L>(state: &WorldState<S, L>) -> Rank {
     Rank(std::array::from_fn(|component| {
         rank_component(state, component)
     }))
@@ -283,7 +283,7 @@ pub fn rank<S>(state: &WorldState<S>) -> Rank {
 /// Component `component` of [`rank`], each computed on its own, so that a
 /// comparison stops at the first that differs ([`check_step`]: the
 /// cheapest come first, and most steps raise one of them).
-fn rank_component<S>(state: &WorldState<S>, component: usize) -> u64 {
+fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
     let net = &state.net;
     match component {
         0 => {
@@ -319,7 +319,7 @@ fn rank_component<S>(state: &WorldState<S>, component: usize) -> u64 {
 }
 
 /// Whether `after` ranks above `before`, comparing one component at a time.
-fn raises_rank<S>(before: &WorldState<S>, after: &WorldState<S>) -> bool {
+fn raises_rank<S, L>(before: &WorldState<S, L>, after: &WorldState<S, L>) -> bool {
     for component in 0..5 {
         match rank_component(after, component).cmp(&rank_component(before, component)) {
             std::cmp::Ordering::Greater => return true,
@@ -333,7 +333,7 @@ fn raises_rank<S>(before: &WorldState<S>, after: &WorldState<S>) -> bool {
 /// Counts a step of the search that did not raise the rank: called by
 /// `World::next_state` on every step a check takes. Any count above zero
 /// sends the check to look for a cycle ([`judge`]).
-pub fn check_step<S>(unranked: &AtomicU64, before: &WorldState<S>, after: &WorldState<S>) {
+pub fn check_step<S, L>(unranked: &AtomicU64, before: &WorldState<S, L>, after: &WorldState<S, L>) {
     if !raises_rank(before, after) {
         unranked.fetch_add(1, Ordering::Relaxed);
     }
@@ -350,7 +350,7 @@ pub fn check_step<S>(unranked: &AtomicU64, before: &WorldState<S>, after: &World
 /// searches ask it, whether time and memory allow going on.
 pub fn judge<R: Recipe>(
     world: &World<R>,
-    control: &Control<R::State>,
+    control: &Control<R>,
     termination: &Termination,
     stopped: Option<Limit>,
     panicked: bool,
@@ -632,13 +632,13 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
 /// of `actions`: what a loop through them starves.
 fn starved<R: Recipe>(
     world: &World<R>,
-    states: &[WorldState<R::State>],
+    states: &[WorldState<R::State, R::Log>],
     actions: &[Action],
 ) -> Vec<Action> {
     let Some(first) = states.first() else {
         return Vec::new();
     };
-    let enabled = |state: &WorldState<R::State>| {
+    let enabled = |state: &WorldState<R::State, R::Log>| {
         let mut all = Vec::new();
         world.enabled(state, &mut all);
         all.retain(Action::is_progress);
@@ -688,7 +688,7 @@ fn looping(cycle: &[Action]) -> String {
 /// round again`.
 fn phase_words<R: Recipe>(
     world: &World<R>,
-    states: &[WorldState<R::State>],
+    states: &[WorldState<R::State, R::Log>],
     actions: &[Action],
 ) -> String {
     let mut clients: Vec<ClientId> = actions.iter().filter_map(actor).collect();
@@ -755,7 +755,7 @@ fn mask_digits(text: &str) -> String {
 /// (its numbers masked), process, connection, commands given and the
 /// lengths of its links, then the faults spent and the dead sessions. Two
 /// rounds of a loop that only takes fresh numbers have the same shape.
-fn shape<S: std::fmt::Display>(state: &WorldState<S>) -> String {
+fn shape<S: std::fmt::Display, L>(state: &WorldState<S, L>) -> String {
     let mut out = String::new();
     for (client, process) in state.processes.iter().enumerate() {
         let link = &state.net.links[client];

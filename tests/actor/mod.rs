@@ -21,14 +21,14 @@ use zoocheck::world::{Action, World, WorldState};
 // What a recipe does.
 // ---------------------------------------------------------------------------
 
-pub fn effects(requests: Vec<Op>, observations: Vec<Observation>) -> Effects {
+pub fn effects<F>(requests: Vec<Op>, observations: Vec<Observation<F>>) -> Effects<F> {
     Effects {
         requests,
         observations,
     }
 }
 
-pub fn nothing() -> Effects {
+pub fn nothing<F>() -> Effects<F> {
     Effects::default()
 }
 
@@ -109,9 +109,9 @@ pub fn event<C>(kind: EventType, path: Path) -> Input<C> {
 /// Takes `action`, which must be one the checker could choose.
 pub fn act<R: Recipe>(
     world: &World<R>,
-    state: &WorldState<R::State>,
+    state: &WorldState<R::State, R::Log>,
     action: Action,
-) -> WorldState<R::State> {
+) -> WorldState<R::State, R::Log> {
     let mut enabled = Vec::new();
     world.actions(state, &mut enabled);
     assert!(
@@ -126,9 +126,9 @@ pub fn act<R: Recipe>(
 /// Takes each action in turn.
 pub fn walk<R: Recipe>(
     world: &World<R>,
-    mut state: WorldState<R::State>,
+    mut state: WorldState<R::State, R::Log>,
     actions: &[Action],
-) -> WorldState<R::State> {
+) -> WorldState<R::State, R::Log> {
     for action in actions {
         state = act(world, &state, action.clone());
     }
@@ -139,8 +139,8 @@ pub fn walk<R: Recipe>(
 /// is given and no fault happens.
 pub fn settle<R: Recipe>(
     world: &World<R>,
-    mut state: WorldState<R::State>,
-) -> WorldState<R::State> {
+    mut state: WorldState<R::State, R::Log>,
+) -> WorldState<R::State, R::Log> {
     loop {
         let mut enabled = Vec::new();
         world.actions(&state, &mut enabled);
@@ -155,7 +155,7 @@ pub fn settle<R: Recipe>(
 }
 
 /// The sorted names under `dir`.
-pub fn sorted_children<S>(state: &WorldState<S>, dir: &str) -> Vec<String> {
+pub fn sorted_children<S, L>(state: &WorldState<S, L>, dir: &str) -> Vec<String> {
     let mut names: Vec<String> = state
         .net
         .store
@@ -203,7 +203,7 @@ pub mod lock_dir {
 /// no scenario breaks the property.
 pub fn violation_words<R: Recipe>(
     world: &World<R>,
-    state: &WorldState<R::State>,
+    state: &WorldState<R::State, R::Log>,
     property: &str,
 ) -> Option<String> {
     let run = zoocheck::world::Run {
