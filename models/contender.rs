@@ -329,12 +329,10 @@ impl Contender {
         if !self.is_waiting(state) || state.cancelled {
             return;
         }
-        out.observe(Observation::GaveUp);
         if self.careless_cancel {
-            state.phase = Phase::Idle;
-            state.node = None;
-            return;
+            return self.forget(state, out);
         }
+        out.observe(Observation::GaveUp);
         match (&state.phase, state.node.clone()) {
             (Phase::Creating | Phase::Recovering, _) => state.cancelled = true,
             (_, Some(node)) => {
@@ -343,6 +341,14 @@ impl Contender {
             }
             (_, None) => state.phase = Phase::Idle,
         }
+    }
+
+    /// Gives up a pending attempt by forgetting it: a node it has, or the
+    /// one its create in flight will make, stays on the server.
+    pub fn forget(&self, state: &mut State, out: &mut Effects) {
+        out.observe(Observation::GaveUp);
+        state.phase = Phase::Idle;
+        state.node = None;
     }
 
     /// A cancelled attempt's node is known: delete it.

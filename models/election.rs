@@ -40,7 +40,22 @@
 //!   are the same function (the smallest j < i *is* the smallest node), which
 //!   the tests prove and the scenarios' equal state counts show;
 //! - `careless_resign`: the reference, but resigning deletes the node before
-//!   the acknowledgement.
+//!   the acknowledgement;
+//! - `careless_close`: the reference, but a latch closed while its create is
+//!   in flight (or its GUID recovery) forgets the attempt, and the node the
+//!   server creates stays: Curator's callback without its check of `CLOSED`
+//!   (see below). A node it knows it deletes.
+//!
+//! Closing ([`Command::Close`], Curator's `LeaderLatch.close()`, kazoo's
+//! `Election.cancel()`): the application may close the latch at any moment,
+//! from another thread, while its `volunteer` is pending. A leader resigns;
+//! a pending volunteer gives up its node: deleted at once if the client
+//! knows its name, else as soon as the create's reply (or the GUID recovery
+//! of a lost one) names it. Curator's `LeaderLatch.reset()` does the same in
+//! its create callback: `setNode(event.getName())`, then `if ( state.get()
+//! == State.CLOSED ) setNode(null)`, which deletes the node. An
+//! acknowledgement in progress is the application's own call: `close` waits
+//! for it to return.
 
 use std::sync::Arc;
 
@@ -68,6 +83,7 @@ pub enum Variant {
     WatchSmallest,
     WatchAll,
     CarelessResign,
+    CarelessClose,
 }
 
 /// What the application asks of the election.
@@ -79,6 +95,9 @@ pub enum Command {
     Acknowledge,
     /// The leader steps down.
     Resign,
+    /// The application closes the latch, even while `volunteer` is pending:
+    /// a leader resigns, a volunteer gives up its node.
+    Close,
 }
 
 /// Where the leader is with its acknowledgement.
@@ -132,7 +151,7 @@ pub struct Election {
 impl Election {
     pub fn new(variant: Variant) -> Election {
         let rule = match variant {
-            Variant::Guid | Variant::CarelessResign => decide,
+            Variant::Guid | Variant::CarelessResign | Variant::CarelessClose => decide,
             Variant::WatchSmallest => decide_smallest,
             Variant::WatchAll => decide_leader,
         };
@@ -173,16 +192,33 @@ impl Election {
                 self.create_ack(state, out)
             }
             Command::Acknowledge => {}
-            Command::Resign if state.ack == Ack::Done => {
-                if self.variant == Variant::CarelessResign {
-                    contender.release(&mut state.contender, out);
-                    self.delete_ack(state, out);
+            Command::Resign => self.resign(state, out),
+            Command::Close if contender.is_waiting(&state.contender) => {
+                let in_flight =
+                    matches!(state.contender.phase, Phase::Creating | Phase::Recovering);
+                if in_flight && self.variant == Variant::CarelessClose {
+                    contender.forget(&mut state.contender, out)
                 } else {
-                    self.delete_ack(state, out);
-                    contender.release(&mut state.contender, out);
+                    contender.cancel(&mut state.contender, out)
                 }
             }
-            Command::Resign => contender.release(&mut state.contender, out),
+            Command::Close => self.resign(state, out),
+        }
+    }
+
+    /// Steps down, if it leads (or led when it was disconnected): deletes
+    /// the acknowledgement, then the node.
+    fn resign(&self, state: &mut State, out: &mut Effects) {
+        let contender = &self.contender;
+        if state.ack != Ack::Done {
+            return contender.release(&mut state.contender, out);
+        }
+        if self.variant == Variant::CarelessResign {
+            contender.release(&mut state.contender, out);
+            self.delete_ack(state, out);
+        } else {
+            self.delete_ack(state, out);
+            contender.release(&mut state.contender, out);
         }
     }
 
@@ -292,6 +328,11 @@ impl Recipe for Election {
             )
     }
 
+    /// `close` interrupts a pending `volunteer`, not an acknowledgement.
+    fn interrupts(&self, state: &State, command: &Command) -> bool {
+        *command == Command::Close && self.contender.is_busy(&state.contender)
+    }
+
     fn parts() -> &'static [crate::recipe::Part<Election>] {
         &[
             crate::recipe::Part {
@@ -336,11 +377,13 @@ impl Catalogued for Election {
             ("watch_smallest", "seed 000's text: watch the smallest node below"),
             ("watch_all", "every process watches the current leader's node"),
             ("careless_resign", "resigning deletes the node before the acknowledgement"),
+            ("careless_close", "closing while the create is in flight forgets the attempt and leaves the node"),
         ],
         commands: &[
             ("volunteer", "block until the client leads"),
             ("acknowledge", "the leader acknowledges, through the /leader znode, that it leads"),
             ("resign", "the leader steps down"),
+            ("close", "close the latch, even while volunteer is pending: a leader resigns, a volunteer gives up its node"),
         ],
         group: &[
             &["volunteer", "acknowledge", "resign"],
@@ -353,11 +396,13 @@ impl Catalogued for Election {
         ("watch_smallest", Variant::WatchSmallest),
         ("watch_all", Variant::WatchAll),
         ("careless_resign", Variant::CarelessResign),
+        ("careless_close", Variant::CarelessClose),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("volunteer", Command::Volunteer),
         ("acknowledge", Command::Acknowledge),
         ("resign", Command::Resign),
+        ("close", Command::Close),
     ];
 
     type Params = NoParams;

@@ -173,7 +173,7 @@ impl Recipe for Lock {
         self.contender.is_busy(state)
     }
 
-    fn interrupts(&self, command: &Command) -> bool {
+    fn interrupts(&self, _state: &State, command: &Command) -> bool {
         *command == Command::Cancel
     }
 

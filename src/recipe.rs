@@ -266,9 +266,10 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     fn is_busy(&self, state: &Self::State) -> bool;
 
     /// Whether the application may give `command` while the recipe is busy
-    /// in a call (`cancel`, from another thread of the application): an
-    /// interrupt. Every other command waits for the call to return.
-    fn interrupts(&self, _command: &Self::Command) -> bool {
+    /// in the call `state` is in (`cancel` or `close`, from another thread
+    /// of the application): an interrupt. Every other command waits for the
+    /// call to return.
+    fn interrupts(&self, _state: &Self::State, _command: &Self::Command) -> bool {
         false
     }
 

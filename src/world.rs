@@ -847,7 +847,9 @@ impl<R: Recipe> World<R> {
                     let recipe = self.recipe(client);
                     let busy = recipe.is_busy(&process.recipe);
                     let next = self.scripts[client].get(usize::from(process.commands_given));
-                    if next.is_some_and(|command| !busy || recipe.interrupts(command)) {
+                    if next
+                        .is_some_and(|command| !busy || recipe.interrupts(&process.recipe, command))
+                    {
                         emit(Action::Invoke(client))?;
                     }
                     if process.timer && busy {

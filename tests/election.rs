@@ -46,11 +46,12 @@ const LOWEST: &str = "c2-n_0000000000";
 /// A node above ours.
 const HIGHER: &str = "c3-n_0000000004";
 
-const ALL_VARIANTS: [Variant; 4] = [
+const ALL_VARIANTS: [Variant; 5] = [
     Variant::Guid,
     Variant::WatchSmallest,
     Variant::WatchAll,
     Variant::CarelessResign,
+    Variant::CarelessClose,
 ];
 
 fn st(phase: Phase, node: Option<&str>, ack: Ack) -> State {
@@ -632,6 +633,110 @@ fn resign_when_not_leading_does_nothing() {
     }
 }
 
+// ---------------------------------------------------------------------------
+// Close: Curator's LeaderLatch.close(), while volunteering or leading.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn close_interrupts_a_pending_volunteer_but_not_an_acknowledgement() {
+    let election = Election::new(Variant::Guid);
+    for phase in all_phases() {
+        let s = st(phase.clone(), Some(MINE), Ack::None);
+        let volunteering = !matches!(
+            phase,
+            Phase::Idle | Phase::Held | Phase::Suspended | Phase::Dead
+        );
+        assert_eq!(
+            election.interrupts(&s, &Command::Close),
+            volunteering,
+            "{phase:?}"
+        );
+        assert!(!election.interrupts(&s, &Command::Resign), "{phase:?}");
+    }
+    for ack in [Ack::Creating, Ack::Checking, Ack::Waiting, Ack::Deleting] {
+        let s = leading(ack.clone());
+        assert!(election.is_busy(&s), "{ack:?}");
+        assert!(!election.interrupts(&s, &Command::Close), "{ack:?}");
+    }
+}
+
+#[test]
+fn close_while_the_create_is_in_flight_deletes_the_node_its_reply_names() {
+    for phase in [Phase::Creating, Phase::Recovering] {
+        let mut s = st(phase.clone(), None, Ack::None);
+        let out = run(Variant::Guid, &mut s, command(Command::Close));
+        assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
+        assert!(s.contender.cancelled, "{phase:?}");
+    }
+    let mut s = st(Phase::Creating, None, Ack::None);
+    run(Variant::Guid, &mut s, command(Command::Close));
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(create_op("c0-n_"), created(at(MINE))),
+    );
+    assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
+    assert_eq!(s, st(Phase::Abandoning, Some(MINE), Ack::None));
+}
+
+#[test]
+fn careless_close_while_the_create_is_in_flight_forgets_the_node_to_come() {
+    for phase in [Phase::Creating, Phase::Recovering] {
+        let mut s = st(phase.clone(), None, Ack::None);
+        let out = run(Variant::CarelessClose, &mut s, command(Command::Close));
+        assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
+        assert_eq!(s, idle(), "{phase:?}");
+        // The reply that names the node finds nobody who wants it.
+        let out = run(
+            Variant::CarelessClose,
+            &mut s,
+            reply(create_op("c0-n_"), created(at(MINE))),
+        );
+        assert_eq!(out, nothing(), "{phase:?}");
+        assert_eq!(s, idle(), "{phase:?}");
+    }
+}
+
+#[test]
+fn close_of_a_known_node_deletes_it_in_every_variant() {
+    for variant in ALL_VARIANTS {
+        let mut s = st(watching(PRED), Some(MINE), Ack::None);
+        let out = run(variant, &mut s, command(Command::Close));
+        assert_eq!(
+            out,
+            effects(vec![delete_op(MINE)], vec![Observation::GaveUp]),
+            "{variant:?}"
+        );
+        assert_eq!(
+            s,
+            st(Phase::Abandoning, Some(MINE), Ack::None),
+            "{variant:?}"
+        );
+    }
+}
+
+#[test]
+fn close_of_a_leader_resigns() {
+    for variant in [Variant::Guid, Variant::CarelessClose] {
+        let mut s = leading(Ack::Done);
+        let out = run(variant, &mut s, command(Command::Close));
+        assert_eq!(
+            out,
+            effects(
+                vec![ack_delete(), delete_op(MINE)],
+                vec![Observation::Released]
+            ),
+            "{variant:?}"
+        );
+    }
+    let mut s = idle();
+    assert_eq!(
+        run(Variant::Guid, &mut s, command(Command::Close)),
+        nothing()
+    );
+    assert_eq!(s, idle());
+}
+
 #[test]
 fn ack_delete_reply_clears_the_ack() {
     for result in [
@@ -806,6 +911,7 @@ fn the_catalogue_names_variants_commands_and_properties() {
             ("watch_smallest", Variant::WatchSmallest),
             ("watch_all", Variant::WatchAll),
             ("careless_resign", Variant::CarelessResign),
+            ("careless_close", Variant::CarelessClose),
         ]
     );
     assert_eq!(
@@ -814,6 +920,7 @@ fn the_catalogue_names_variants_commands_and_properties() {
             ("volunteer", Command::Volunteer),
             ("acknowledge", Command::Acknowledge),
             ("resign", Command::Resign),
+            ("close", Command::Close),
         ]
     );
     let properties: Vec<&str> = <Election as Catalogued>::properties()
