@@ -393,6 +393,11 @@ pub enum Refusal {
     Panicked(String),
 }
 
+/// The most inputs one step may hand a recipe (`World::feed`): far more
+/// than any recipe's reaction to one message (a handful of requests a dead
+/// session fails at once), so that only a loop reaches it.
+pub const INPUTS_PER_STEP_MAX: usize = 1_000;
+
 thread_local! {
     /// The observations of the step [`World::try_step_observed`] is taking on
     /// this thread; `None` the rest of the time, when nobody listens.
@@ -618,6 +623,11 @@ impl<R: Recipe> World<R> {
     /// Hands client `client`'s recipe its inputs in order, then every input
     /// its effects cause at once (a request the client library answers itself,
     /// such as one on a dead session), after the inputs already queued.
+    ///
+    /// A recipe that answers each such input with another request loops
+    /// within the step: past [`INPUTS_PER_STEP_MAX`] inputs this panics,
+    /// which a search reports as a panic with a trace that replays to it,
+    /// instead of never returning.
     pub(crate) fn feed(
         &self,
         state: &mut WorldState<R::State, R::Log>,
@@ -627,7 +637,15 @@ impl<R: Recipe> World<R> {
         let me = self.incarnation(state, client);
         let mut pending: Vec<Input<R::Command>> = inputs.into_iter().collect();
         pending.reverse();
+        let mut handed = 0;
         while let Some(input) = pending.pop() {
+            handed += 1;
+            assert!(
+                handed <= INPUTS_PER_STEP_MAX,
+                "c{client}'s recipe loops within one step: it was handed {INPUTS_PER_STEP_MAX} \
+                 inputs its own requests caused at once (its client library answering each \
+                 itself, as it does on a dead session), and asked again"
+            );
             state.history.log.learn(client, &input, self.directory());
             let mut effects = Effects::default();
             self.recipes[client].handle(

@@ -1922,9 +1922,9 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         assert_eq!(lines[at], "  properties:");
         at += 1;
         // The recipe's own properties, then every recipe's `terminates`.
-        let every = ("terminates", true);
-        for (name, always) in recipe.properties().iter().chain([&every]) {
-            let kind = if *always { "always" } else { "sometimes" };
+        let kinds = |(name, always)| (name, if always { "always" } else { "sometimes" });
+        let every = ("terminates", "liveness");
+        for (name, kind) in recipe.properties().into_iter().map(kinds).chain([every]) {
             let meaning = zoocheck::properties::meaning(name).unwrap();
             assert!(
                 lines[at].starts_with(&format!("    {name} ({kind}) "))
@@ -2080,6 +2080,10 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
     assert_eq!(recipes[0]["variants"][0]["name"], "guid");
     assert_eq!(recipes[0]["properties"][0]["name"], "mutual_exclusion");
     assert_eq!(recipes[0]["properties"][0]["kind"], "always");
+    let lock_properties = recipes[0]["properties"].as_array().unwrap();
+    assert_eq!(lock_properties.len(), 7);
+    assert_eq!(lock_properties[6]["name"], "terminates");
+    assert_eq!(lock_properties[6]["kind"], "liveness");
     assert_eq!(
         recipes[0]["properties"][0]["meaning"],
         "at most one client believes it holds the lock"

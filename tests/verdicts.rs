@@ -293,3 +293,96 @@ fn limits_hold_after_every_property_is_found() {
     assert_eq!(cut.judgement(), Judgement::Unproven);
     assert_eq!(whole.judgement(), Judgement::Met);
 }
+
+/// Creates a node and, whatever the answer, asks again at once: on a dead
+/// session its client library fails each request at once, so the recipe
+/// would loop within one step.
+#[derive(Clone, Debug)]
+struct Insistent {
+    dir: Path,
+}
+
+impl Recipe for Insistent {
+    type State = u8;
+    type Command = Go;
+    type Fact = std::convert::Infallible;
+    type Log = ();
+
+    fn init(&self, _me: Incarnation) -> u8 {
+        0
+    }
+
+    fn handle(&self, me: Incarnation, state: &mut u8, input: Input<Go>, out: &mut Effects) {
+        let create = Op::Create {
+            path: self.dir.child(&format!("c{}", me.client)),
+            data: None,
+            mode: CreateMode::Ephemeral,
+        };
+        match input {
+            Input::Command(Go) => {
+                *state = 1;
+                out.send(create);
+            }
+            Input::Reply { result: Ok(_), .. } => *state = 2,
+            Input::Reply { .. } => out.send(create),
+            _ => {}
+        }
+    }
+
+    fn is_busy(&self, state: &u8) -> bool {
+        *state == 1
+    }
+
+    fn is_waiting(&self, _state: &u8) -> bool {
+        false
+    }
+
+    fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    fn claims(&self, _state: &u8, _name: &str) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_recipe_that_loops_within_one_step_is_reported_as_a_panic_not_a_hang() {
+    // REGRESSION: `World::feed` handed the recipe the failures of its own
+    // requests for as long as it made them: the check never returned.
+    let world = World::new(
+        Insistent {
+            dir: Path::new("/insistent"),
+        },
+        vec![vec![Go]],
+        || {
+            vec![Property::sometimes(
+                "done",
+                |_: &World<Insistent>, state: &WorldState<u8>| state.processes[0].recipe == 2,
+            )]
+        },
+    )
+    .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Expire, 1));
+    let outcome = check_world(
+        world.clone(),
+        &CheckOptions::default(),
+        &[("done", Verdict::Reached)],
+    );
+    let panic = outcome.panic.as_ref().expect("the loop is reported");
+    assert!(
+        panic
+            .message
+            .starts_with("c0's recipe loops within one step: it was handed 1000 inputs"),
+        "{}",
+        panic.message
+    );
+    assert!(!outcome.complete());
+    let trace = panic.trace.as_ref().expect("a path to the loop");
+    assert!(trace.replays, "{trace}");
+    let replayed = trace::replay(&world, &trace.actions);
+    assert!(
+        matches!(replayed.stop, Some(Stop::Panicked { .. })),
+        "{:?}",
+        replayed.stop
+    );
+}

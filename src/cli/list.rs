@@ -52,7 +52,7 @@ pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCo
 fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, faults: bool) {
     for recipe in recipes {
         let docs = recipe.docs();
-        let properties = recipe.properties();
+        let properties = listed_properties(*recipe);
         let parts = recipe.parts();
         outln!("{}: {}", recipe.name(), docs.summary);
         let width = docs
@@ -84,10 +84,7 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
             outln!("    {name:<width$}  {meaning}");
         }
         outln!("  properties:");
-        // Every recipe's liveness property last (optional in [expect]).
-        let every = (termination::TERMINATES, true);
-        for (name, always) in properties.iter().chain([&every]) {
-            let kind = if *always { "always" } else { "sometimes" };
+        for (name, kind) in &properties {
             let named = format!("{name} ({kind})");
             let meaning = zoocheck::properties::meaning(name).unwrap_or("");
             outln!("    {named:<width$}  {meaning}");
@@ -123,6 +120,16 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
         let first_line = scenario.description.trim().lines().next().unwrap_or("");
         outln!("  {:<width$}  {first_line}", scenario.name);
     }
+}
+
+/// A recipe's properties with their kinds (`always`, `sometimes`), then
+/// every recipe's liveness property, `terminates` (optional in `[expect]`).
+fn listed_properties(recipe: &dyn AnyRecipe) -> Vec<(&'static str, &'static str)> {
+    let kind = |always| if always { "always" } else { "sometimes" };
+    (recipe.properties().into_iter())
+        .map(|(name, always)| (name, kind(always)))
+        .chain([(termination::TERMINATES, "liveness")])
+        .collect()
 }
 
 /// `1 scenario`, `2 scenarios`.
@@ -208,12 +215,11 @@ impl<'a> JsonList<'a> {
                     commands: named(recipe.docs().commands),
                     params: named(recipe.params()),
                     parts: named(&recipe.parts()),
-                    properties: recipe
-                        .properties()
+                    properties: listed_properties(*recipe)
                         .into_iter()
-                        .map(|(name, always)| JsonListedProperty {
+                        .map(|(name, kind)| JsonListedProperty {
                             name,
-                            kind: if always { "always" } else { "sometimes" },
+                            kind,
                             meaning: zoocheck::properties::meaning(name).unwrap_or(""),
                         })
                         .collect(),

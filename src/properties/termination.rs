@@ -55,14 +55,16 @@
 //!
 //! Today no step of any world fails point 1: each part of the rank is the
 //! world's (faults, commands, zxid, xids, links, processes), not a
-//! recipe's, and the unit tests and the 97 scenarios without a loop check
+//! recipe's, and the unit tests and the scenarios without a loop check
 //! it on every step. The cycle search is there for what would break it
 //! (sessions renewed in one process, an ensemble whose followers lag) and
 //! is tested on graphs of its own. States are told apart by 64-bit
-//! fingerprints, as stateright's search tells them. Not covered: a recipe
-//! that loops within one step, resending at once a request its client
-//! library fails at once (`SESSIONEXPIRED` on a dead handle), never
-//! returns from `World::feed`: a hang, not a state the search reaches.
+//! fingerprints, as stateright's search tells them. A recipe that loops
+//! within one step, resending at once a request its client library fails
+//! at once (`SESSIONEXPIRED` on a dead handle), reaches no state for this
+//! search to see: `World::feed` stops it after
+//! [`INPUTS_PER_STEP_MAX`](crate::world::INPUTS_PER_STEP_MAX) inputs with
+//! a panic, which the check reports with a trace that replays to it.
 //!
 //! # What a fair lasso proves
 //!
