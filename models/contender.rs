@@ -160,6 +160,10 @@ pub struct State {
     /// The application gave up the attempt while its create was in flight
     /// or being recovered: its node is to be deleted once known.
     pub cancelled: bool,
+    /// How many sessions this process had before its current one: its
+    /// client library renewed the session that many times (`Expired`, then
+    /// `SyncConnected` on a new session).
+    pub renewals: u8,
 }
 
 impl State {
@@ -169,6 +173,7 @@ impl State {
             role,
             node: None,
             cancelled: false,
+            renewals: 0,
         }
     }
 
@@ -202,6 +207,9 @@ impl fmt::Display for State {
         }?;
         if self.cancelled {
             f.write_str(", cancelled")?;
+        }
+        if self.renewals > 0 {
+            write!(f, ", session {}", self.renewals + 1)?;
         }
         Ok(())
     }
@@ -238,6 +246,12 @@ pub struct Contender {
     /// Give up a cancelled or timed-out attempt without deleting its node:
     /// the application forgets it, and the node stays as long as the session.
     pub careless_cancel: bool,
+    /// Scope the GUID to the session, not only to the process: after its
+    /// library renewed the session the process names its nodes anew
+    /// (`c0s1-lock-`), so that recovering a lost create never adopts a node
+    /// of its previous session, which the server keeps until that session
+    /// times out.
+    pub session_guid: bool,
 }
 
 impl Contender {
@@ -254,15 +268,21 @@ impl Contender {
             fenced: false,
             recreate_missing: true,
             careless_cancel: false,
+            session_guid: true,
         }
     }
 
     /// The prefix of our node names: `guid-<marker>`, or the marker alone.
-    pub fn prefix(&self, me: Incarnation, role: Role) -> String {
-        if self.guid {
-            format!("{}-{}", me.guid(), marker(role))
-        } else {
-            marker(role).to_string()
+    /// The GUID names the process (`c0`, `c0r1` after a restart) and, once
+    /// its library renewed the session, which session (`c0s1`).
+    pub fn prefix(&self, me: Incarnation, state: &State) -> String {
+        let marker = marker(state.role);
+        match (self.guid, state.renewals) {
+            (false, _) => marker.to_string(),
+            (true, renewals) if renewals > 0 && self.session_guid => {
+                format!("{}s{renewals}-{marker}", me.guid())
+            }
+            (true, _) => format!("{}-{marker}", me.guid()),
         }
     }
 
@@ -383,7 +403,7 @@ impl Contender {
         state.phase = Phase::Creating;
         state.node = None;
         out.send(Op::Create {
-            path: self.dir.child(&self.prefix(me, state.role)),
+            path: self.dir.child(&self.prefix(me, state)),
             data: None,
             mode: CreateMode::EphemeralSequential,
         });
@@ -482,7 +502,7 @@ impl Contender {
                 }
             }
             (Phase::Recovering, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
-                let prefix = self.prefix(me, state.role);
+                let prefix = self.prefix(me, state);
                 let found = names.iter().find(|name| name.starts_with(&prefix));
                 match found {
                     Some(name) if state.cancelled => self.abandon(state, name.clone(), out),
@@ -554,6 +574,14 @@ impl Contender {
             }
             // Back in touch with the same session: check again (step 2).
             SessionEvent::SyncConnected if state.phase == Phase::Suspended => self.list(state, out),
+            // A new session after the last one was lost: its library renewed
+            // it. Nothing is held or pending (the loss ended that); the
+            // application may acquire again, under a GUID of this session.
+            SessionEvent::SyncConnected if state.phase == Phase::Dead => {
+                state.phase = Phase::Idle;
+                state.node = None;
+                state.renewals = state.renewals.saturating_add(1);
+            }
             SessionEvent::Expired | SessionEvent::Closed => {
                 match state.phase {
                     Phase::Held | Phase::Suspended => out.observe(Observation::Lost),

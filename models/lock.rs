@@ -64,6 +64,26 @@
 //!   fresh zxid and sequence number, so no state repeats and only
 //!   `terminates` notices that this client never waits quietly.
 //!
+//! - `process_guid`: the reference with the GUID of seed 001 kept for the
+//!   life of the process, across renewed sessions (see below).
+//!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator and kazoo
+//! do): when its session is lost the reference gives up what it held or
+//! waited for (`Lost`, `GaveUp`: a pending `acquire` returns unacquired),
+//! and once its library has opened a new session the application may
+//! `acquire` again. The server keeps the old session, and its node, until
+//! that session times out, which may be long after the library gave it up
+//! (the `abandon` fault). So the reference tells its own node from its
+//! previous session's by its name: its GUID names the session as well as
+//! the process (`c0s1-lock-` in the second session,
+//! [`Contender::session_guid`]), and recovering a lost create looks only
+//! for this session's GUID. `process_guid` keeps `c0-lock-` for every
+//! session, so its recovery can adopt the old session's node, which
+//! vanishes when the server times that session out. (Comparing the node's
+//! `ephemeralOwner` with the current session id, as Hadoop's
+//! `ActiveStandbyElector` does, is the other cure; it costs a request per
+//! candidate node.)
+//!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and
 //! kazoo's `acquire(timeout=)` does in its cleanup; if the create is still
@@ -93,6 +113,7 @@ pub enum Variant {
     Trusting,
     CarelessCancel,
     Spin,
+    ProcessGuid,
 }
 
 /// What the application asks of the lock.
@@ -131,6 +152,7 @@ impl Lock {
                 contender.try_once = true;
                 contender.spin = true;
             }
+            Variant::ProcessGuid => contender.session_guid = false,
         }
         Lock { variant, contender }
     }
@@ -222,6 +244,7 @@ impl Catalogued for Lock {
             ("trusting", "ignores Disconnected and believes it holds until it hears Expired"),
             ("careless_cancel", "gives up a cancelled or timed-out acquire without deleting its node"),
             ("spin", "try_acquire in a loop: a refused attempt deletes its node and creates another at once"),
+            ("process_guid", "keeps one GUID across renewed sessions: recovering a lost create may adopt its previous session's node"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -244,6 +267,7 @@ impl Catalogued for Lock {
         ("trusting", Variant::Trusting),
         ("careless_cancel", Variant::CarelessCancel),
         ("spin", Variant::Spin),
+        ("process_guid", Variant::ProcessGuid),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

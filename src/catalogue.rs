@@ -292,6 +292,7 @@ impl<R: Catalogued> Entry<R> {
             timed: subject.timed.clone(),
             budget: scenario.budget.clone(),
             expire_anytime: scenario.expire_anytime,
+            renews: scenario.renews,
             store: scenario.store,
             tree: scenario.tree.clone(),
             properties: R::properties,

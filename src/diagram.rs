@@ -163,6 +163,7 @@ impl Diagram {
             Action::Invoke(c)
             | Action::Deliver(c)
             | Action::Reconnect(c)
+            | Action::Renew(c)
             | Action::Resume(c)
             | Action::Timeout(c) => {
                 // The step's clauses, but the requests it sent, which are

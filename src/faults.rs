@@ -37,6 +37,7 @@ pub enum Kind {
     Disconnect,
     Expire,
     LoseReply,
+    Abandon,
 }
 
 /// How many kinds there are.
@@ -50,6 +51,7 @@ impl Kind {
         Kind::Disconnect,
         Kind::Expire,
         Kind::LoseReply,
+        Kind::Abandon,
     ];
 
     pub fn declaration(self) -> &'static Declaration {
@@ -122,6 +124,10 @@ pub enum Fate {
     /// A new process with no memory and a new session takes its place, its
     /// script from the start.
     Restarts,
+    /// Its client library gives up the session: the recipe hears `Expired`
+    /// (each queued request `SESSIONEXPIRED`), while the server keeps the
+    /// session and its ephemerals until it times out.
+    LosesSession,
 }
 
 /// A fault's words in a trace, given what the state it hits adds.
@@ -161,7 +167,7 @@ pub struct Declaration {
 }
 
 /// Every kind's declaration, in [`Kind`]'s order.
-pub const DECLARATIONS: [Declaration; 6] = [
+pub const DECLARATIONS: [Declaration; 7] = [
     // The process dies. Its connection drops after the server received the
     // first `applied` of its requests in flight (every count is explored),
     // and its session lives on until the server expires it (the world's
@@ -282,6 +288,27 @@ pub const DECLARATIONS: [Declaration; 6] = [
                 "the server applies c{}'s next request and the reply is lost",
                 hit.client
             ),
+        },
+    },
+    // The client library, cut off for longer than it trusts its session,
+    // declares it lost on its own clock before the server has expired it
+    // (Curator's session-expiration handling, a Java client from 3.9.3 on):
+    // the recipe hears `Expired`; the server keeps the session and its
+    // ephemerals until it times out (the world's `SessionTimeout`). With
+    // `[session] on_expiry = "renew"` the library then opens a new session.
+    Declaration {
+        kind: Kind::Abandon,
+        name: "abandon",
+        meaning: "the client library gives up its session while disconnected, before the server expires it",
+        when: |at| at.alive() && at.knows_disconnected && at.session_alive,
+        received: |_| 0..=0,
+        strike: |_, _, _| (Vec::new(), Vec::new()),
+        fate: Fate::LosesSession,
+        words: |hit| {
+            format!(
+                "c{}'s client library gives up its session (the server still has it)",
+                hit.client
+            )
         },
     },
 ];

@@ -244,6 +244,30 @@ impl Net {
         notifications
     }
 
+    /// Client `id`'s library gives up its session on its own, while the
+    /// server still has it: `Expired`, then `SESSIONEXPIRED` for every
+    /// queued request, as if the server had expired it. The server keeps
+    /// the session until it expires it ([`Net::expire_session`]).
+    pub fn abandon(&mut self, id: ClientId) -> Vec<Delivery> {
+        self.links[id] = Arc::default();
+        self.client_mut(id).expired()
+    }
+
+    /// Client `id`'s library, whose session is gone, opens a new one in the
+    /// same process: `SyncConnected` on the new session, no watches, no
+    /// requests; the old session's ephemerals are the server's business.
+    pub fn renew(&mut self, id: ClientId) -> Vec<Delivery> {
+        assert_eq!(
+            self.clients[id].state(),
+            ConnState::Expired,
+            "only a lost session is renewed"
+        );
+        self.open_session(id);
+        vec![Delivery::Session(
+            crate::client::SessionEvent::SyncConnected,
+        )]
+    }
+
     /// Client `id` starts over (a restarted process) with a new session and no
     /// memory. Whatever was on its old connection is gone.
     pub fn open_session(&mut self, id: ClientId) {

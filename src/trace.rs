@@ -613,10 +613,25 @@ pub fn describe<R: Recipe>(
             format!("c{c} {how}{}", reaction(before, after, c))
         }
         Action::Resume(c) => format!("c{c} resumes after its pause"),
-        Action::SessionTimeout(session) => format!(
-            "server expires the session {session:#x} of a crashed process{}",
-            fired(before, after)
+        Action::Renew(c) => format!(
+            "c{c}'s client library opens a new session {:#x}{}",
+            after.net.session(c),
+            reaction(before, after, c)
         ),
+        Action::SessionTimeout(session) => {
+            let crashed = (0..world.clients()).any(|c| {
+                before.processes[c].status == Status::Crashed && before.net.session(c) == session
+            });
+            let whose = if crashed {
+                "of a crashed process"
+            } else {
+                "that no client holds any more"
+            };
+            format!(
+                "server expires the session {session:#x} {whose}{}",
+                fired(before, after)
+            )
+        }
         Action::Fault(fault) => {
             let aimed = match fault.charge {
                 crate::faults::Charge::Any => String::new(),
@@ -627,8 +642,18 @@ pub fn describe<R: Recipe>(
                     .map(|aimed| format!(" [aimed at {}]", aimed.target))
                     .unwrap_or_default(),
             };
+            // A library that gives up its session tells the recipe at once.
+            let heard = if fault.kind.declaration().fate == crate::faults::Fate::LosesSession {
+                format!(
+                    "; c{} hears Expired{}",
+                    fault.client,
+                    reaction(before, after, fault.client)
+                )
+            } else {
+                String::new()
+            };
             format!(
-                "FAULT: {}{aimed}{}",
+                "FAULT: {}{aimed}{heard}{}",
                 fault.words_in(before),
                 fired(before, after)
             )

@@ -15,7 +15,10 @@
 //!   (or notices that its connection is gone) and the recipe reacts;
 //! - `Reconnect(c)`: a disconnected client reaches the server again;
 //! - `Resume(c)`: a paused process runs again;
+//! - `Renew(c)`: the client library of a process whose session is gone opens
+//!   a new one, when the scenario's clients renew (`[session] on_expiry`);
 //! - `SessionTimeout(s)`: the server expires the session of a crashed process
+//!   (or one its client library gave up)
 //!   (nothing keeps it alive, so this always happens eventually);
 //!
 //! and the faults ([`Fault`], budgeted by the scenario).
@@ -227,10 +230,13 @@ impl<S: std::fmt::Display, L> std::fmt::Debug for WorldState<S, L> {
 
 impl<S, L> WorldState<S, L> {
     /// Whether client `client`'s process has not crashed and its session is
-    /// alive on the server: it can still act on what it learns. A paused
-    /// process is live (it resumes); one whose session expired is not.
+    /// alive, on the server and in its client library: it can still act on
+    /// what it learns. A paused process is live (it resumes); one whose
+    /// session expired, or whose library gave it up, is not.
     pub fn is_live(&self, client: ClientId) -> bool {
+        let library = self.net.client(client).state();
         self.processes[client].status != Status::Crashed
+            && !matches!(library, ConnState::Expired | ConnState::Closed)
             && self.net.store.is_alive(self.net.session(client))
     }
 }
@@ -297,6 +303,9 @@ pub enum Action {
     Serve(ClientId),
     Deliver(ClientId),
     Reconnect(ClientId),
+    /// The client library of a running process whose session is gone opens
+    /// a new one ([`World::renews`]); the recipe hears `SyncConnected`.
+    Renew(ClientId),
     Resume(ClientId),
     SessionTimeout(SessionId),
     /// The timeout of the client's pending call fires ([`Recipe::timeout`]).
@@ -438,6 +447,10 @@ pub struct World<R: Recipe> {
     /// running (clocks that disagree); otherwise only one whose client is
     /// disconnected, paused or crashed.
     pub expire_anytime: bool,
+    /// Whether the client library opens a new session in the same process
+    /// once its session is gone (Curator, kazoo): `[session] on_expiry =
+    /// "renew"`. Otherwise the process is done with ZooKeeper.
+    pub renews: bool,
     pub store: StoreConfig,
     /// The nodes the server holds before the clients start, after the
     /// recipe's directory, in order.
@@ -462,6 +475,7 @@ impl<R: Recipe> World<R> {
             timed: Vec::new(),
             budget: FaultBudget::default(),
             expire_anytime: false,
+            renews: false,
             store: StoreConfig::default(),
             tree: Vec::new(),
             properties,
@@ -587,6 +601,11 @@ impl<R: Recipe> World<R> {
                 state.dead_sessions.insert(state.net.session(client));
                 state.history.holding[client] = None;
             }
+            Fate::LosesSession => {
+                state.dead_sessions.insert(state.net.session(client));
+                let deliveries = state.net.abandon(client);
+                self.deliver(state, client, deliveries);
+            }
             Fate::Restarts => {
                 process.restarts += 1;
                 process.status = Status::Running;
@@ -697,17 +716,36 @@ impl<R: Recipe> World<R> {
         let history = &mut state.history;
         match observation {
             Observation::Acquired { token, role } => {
-                let (node, grant) = history.nodes[client]
-                    .clone()
-                    .expect("a client holds by a node the server created for it");
-                // The token is the sequence number of the node it holds by,
-                // which must be the last it created. The server names it
-                // `%010d`: ten characters, eleven for a negative number of
-                // ten digits (-2147483648 past the wrap of a 32-bit counter).
-                assert!(
-                    node.name().ends_with(&format!("{token:010}")),
-                    "c{client} holds by {node}, the last node it created, not by token {token}"
-                );
+                // The token is the sequence number of the node it holds by.
+                // The server names it `%010d`: ten characters, eleven for a
+                // negative number of ten digits (-2147483648 past the wrap
+                // of a 32-bit counter).
+                let name = format!("{token:010}");
+                let grant = match &history.nodes[client] {
+                    // The last node it created: the usual case.
+                    Some((node, grant)) if node.name().ends_with(&name) => *grant,
+                    // Without renewal, it must be: anything else is a recipe
+                    // holding by a node it did not create.
+                    Some((node, _)) if !self.renews => panic!(
+                        "c{client} holds by token {token}, not by {node}, the last node it created"
+                    ),
+                    None if !self.renews => {
+                        panic!("c{client} holds by token {token} but the server created no node for it")
+                    }
+                    // A node of an earlier session of this process, which
+                    // its recovery adopted after its library renewed the
+                    // session: placed by the server while it has the node;
+                    // if the server has already timed that session out, no
+                    // grant ever came, and it ranks after every grant.
+                    _ => {
+                        let dir = self.directory();
+                        let store = &state.net.store;
+                        (store.children(dir).iter())
+                            .find(|child| child.ends_with(&name))
+                            .and_then(|child| store.creation_order(&dir.child(child)))
+                            .unwrap_or(u64::MAX)
+                    }
+                };
                 history.acquisitions += 1;
                 history.holding[client] = Some(Tenure {
                     index: history.acquisitions,
@@ -876,10 +914,12 @@ impl<R: Recipe> World<R> {
                     if state.net.can_deliver(client) {
                         emit(Action::Deliver(client))?;
                     }
-                    if state.net.client(client).state() == ConnState::Disconnected
-                        && !state.net.links[client].broken
-                    {
+                    let library = state.net.client(client).state();
+                    if library == ConnState::Disconnected && !state.net.links[client].broken {
                         emit(Action::Reconnect(client))?;
+                    }
+                    if library == ConnState::Expired && self.renews {
+                        emit(Action::Renew(client))?;
                     }
                 }
                 Status::Paused => emit(Action::Resume(client))?,
@@ -1005,6 +1045,10 @@ impl<R: Recipe> World<R> {
             }
             Action::Reconnect(client) => {
                 let deliveries = next.net.reconnect(client);
+                self.deliver(&mut next, client, deliveries);
+            }
+            Action::Renew(client) => {
+                let deliveries = next.net.renew(client);
                 self.deliver(&mut next, client, deliveries);
             }
             Action::Resume(client) => next.processes[client].status = Status::Running,
@@ -1239,10 +1283,11 @@ impl<R: Recipe> Model for World<R> {
             Action::Serve(c) => format!("server serves c{c}'s next request"),
             Action::Deliver(c) => format!("c{c} reads its next message"),
             Action::Reconnect(c) => format!("c{c} reconnects"),
+            Action::Renew(c) => format!("c{c}'s client library opens a new session"),
             Action::Resume(c) => format!("c{c} resumes"),
             Action::Timeout(c) => format!("c{c}'s pending call times out"),
             Action::SessionTimeout(session) => {
-                format!("server expires the session {session:#x} of a crashed process")
+                format!("server expires the session {session:#x} that no running client holds")
             }
             Action::Fault(fault) => format!("FAULT: {}", fault.words()),
         }

@@ -494,6 +494,79 @@ fn recovery_ignores_the_nodes_of_other_processes_of_the_same_client() {
 }
 
 #[test]
+fn a_renewed_session_names_its_nodes_by_session_unless_process_guid() {
+    // `Expired`, then `SyncConnected` on the new session its library opened.
+    for variant in [Variant::Guid, Variant::ProcessGuid] {
+        let mut s = state(Phase::Watching(Arc::from(PRED)), Some(MINE));
+        let out = run(variant, &mut s, session(SessionEvent::Expired));
+        assert_eq!(
+            out,
+            effects(vec![], vec![Observation::GaveUp]),
+            "{variant:?}"
+        );
+        assert_eq!(s, state(Phase::Dead, None), "{variant:?}");
+        let out = run(variant, &mut s, session(SessionEvent::SyncConnected));
+        assert_eq!(out, nothing(), "{variant:?}");
+        assert_eq!(
+            s,
+            State {
+                renewals: 1,
+                ..state(Phase::Idle, None)
+            },
+            "{variant:?}"
+        );
+        let prefix = match variant {
+            Variant::Guid => "c0s1-lock-",
+            _ => "c0-lock-",
+        };
+        let out = run(variant, &mut s, command(Command::Acquire));
+        assert_eq!(out, effects(vec![create_op(prefix)], vec![]), "{variant:?}");
+    }
+}
+
+#[test]
+fn recovery_in_a_renewed_session_adopts_only_that_sessions_node() {
+    // The server still has the first session's node (its library gave the
+    // session up before the server expired it) and this session's.
+    let renewed = |phase| State {
+        renewals: 1,
+        ..state(phase, None)
+    };
+    let listing = children(&[
+        "c0-lock-0000000000",
+        "c1-lock-0000000001",
+        "c0s1-lock-0000000002",
+    ]);
+    let mut s = renewed(Phase::Recovering);
+    let out = run(
+        Variant::Guid,
+        &mut s,
+        reply(list_op(false), listing.clone()),
+    );
+    assert_eq!(out, effects(vec![exists_op(PRED)], vec![]));
+    assert_eq!(
+        s,
+        State {
+            node: Some(Arc::from("c0s1-lock-0000000002")),
+            ..renewed(watching(PRED))
+        }
+    );
+    // `process_guid` takes the old session's node for its own: the lowest.
+    let mut s = renewed(Phase::Recovering);
+    let out = run(Variant::ProcessGuid, &mut s, reply(list_op(false), listing));
+    assert_eq!(
+        out,
+        effects(
+            vec![],
+            vec![Observation::Acquired {
+                token: 0,
+                role: Role::Lock
+            }]
+        )
+    );
+}
+
+#[test]
 fn recovery_without_our_node_creates_again() {
     let mut s = state(Phase::Recovering, None);
     let out = run(
@@ -653,7 +726,8 @@ fn sync_connected_while_suspended_finds_its_node_gone_and_creates_again() {
 #[test]
 fn sync_connected_while_not_suspended_does_nothing() {
     for phase in all_phases() {
-        if phase == Phase::Suspended {
+        // Suspended checks again; Dead starts a renewed session (below).
+        if matches!(phase, Phase::Suspended | Phase::Dead) {
             continue;
         }
         let mut s = state(phase.clone(), Some(MINE));
@@ -1534,4 +1608,77 @@ fn world_a_timed_acquire_may_time_out_only_while_it_is_pending() {
     assert!(state.processes[1].recipe.holds());
     assert!(!state.processes[1].timer);
     assert!(timeouts(&state).is_empty());
+}
+
+#[test]
+fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_old_one_out() {
+    let world = World {
+        renews: true,
+        ..world(
+            Variant::Guid,
+            1,
+            FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
+        )
+    };
+    let abandons = |state: &WorldState<State>| {
+        (faults_enabled(&world, state).into_iter())
+            .filter(|fault| fault.kind == Kind::Abandon)
+            .count()
+    };
+    // c0 holds, then its connection drops: only a library that knows it is
+    // cut off may give its session up.
+    let init = world.init_states().remove(0);
+    let held = actor::settle(&world, walk(&world, init, &[Action::Invoke(0)]));
+    assert_eq!(
+        held.processes[0].recipe,
+        state(Phase::Held, Some("c0-lock-0000000000"))
+    );
+    assert_eq!(abandons(&held), 0);
+    let cut = walk(
+        &world,
+        held,
+        &[
+            Action::Fault(Fault::new(Kind::Disconnect, 0)),
+            Action::Deliver(0),
+        ],
+    );
+    assert_eq!(abandons(&cut), 1);
+    let old = cut.net.session(0);
+    let gone = walk(&world, cut, &[Action::Fault(Fault::new(Kind::Abandon, 0))]);
+    // The recipe heard Expired: it knows it lost the lock. The server still
+    // has the session and the node, until it times the session out.
+    assert_eq!(gone.processes[0].recipe, state(Phase::Dead, None));
+    assert_eq!(gone.history.holding[0], None);
+    assert!(gone.net.store.is_alive(old));
+    assert!(!gone.is_live(0));
+    assert_eq!(sorted_children(&gone), ["c0-lock-0000000000"]);
+    let mut actions = Vec::new();
+    world.enabled(&gone, &mut actions);
+    assert!(actions.contains(&Action::Renew(0)), "{actions:?}");
+    assert!(
+        actions.contains(&Action::SessionTimeout(old)),
+        "{actions:?}"
+    );
+    // Without renewal the process is done with ZooKeeper.
+    let stops = World {
+        renews: false,
+        ..world.clone()
+    };
+    let mut actions = Vec::new();
+    stops.enabled(&gone, &mut actions);
+    assert!(!actions.contains(&Action::Renew(0)), "{actions:?}");
+    // Renewed: a new session, SyncConnected, and a GUID of its own.
+    let renewed = walk(&world, gone, &[Action::Renew(0)]);
+    assert_ne!(renewed.net.session(0), old);
+    assert!(renewed.is_live(0));
+    assert_eq!(
+        renewed.processes[0].recipe,
+        State {
+            renewals: 1,
+            ..state(Phase::Idle, None)
+        }
+    );
+    let timed_out = walk(&world, renewed, &[Action::SessionTimeout(old)]);
+    assert!(!timed_out.net.store.is_alive(old));
+    assert!(sorted_children(&timed_out).is_empty());
 }

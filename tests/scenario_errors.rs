@@ -56,7 +56,7 @@ fn a_misspelt_key_is_named_with_the_keys_expected() {
     assert_eq!(
         error_of(&replaced("crash = 1", "crashh = 1")),
         "scenarios/lock/broken.toml: `faults.crashh`: unknown field `crashh`, expected one of \
-         `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `expire_anytime` (line 8)"
+         `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `abandon`, `expire_anytime` (line 8)"
     );
 }
 
@@ -66,7 +66,7 @@ fn an_unknown_table_is_named() {
         error_of(&replaced("[faults]", "[faultz]")),
         "scenarios/lock/broken.toml: `faultz`: unknown field `faultz`, expected one of \
          `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `client`, `params`, \
-         `faults`, `fault`, `store`, `check`, `expect` (line 7)"
+         `faults`, `fault`, `store`, `session`, `check`, `expect` (line 7)"
     );
 }
 
@@ -76,7 +76,7 @@ fn a_missing_key_is_named() {
         error_of(&replaced("variant = \"guid\"\n", "")),
         "scenarios/lock/broken.toml: `variant`: missing; expected `variant` (every client's) or a \
          `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin"
+         careless_cancel, spin, process_guid"
     );
 }
 
@@ -121,7 +121,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
         "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
-         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin"
+         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin, process_guid"
     );
 }
 
@@ -807,7 +807,7 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
         ))),
         "scenarios/lock/broken.toml: `client[1].variant`: \"guidd\"; did you mean \"guid\"? \
          expected one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin"
+         careless_cancel, spin, process_guid"
     );
     assert_eq!(
         error_of(&with_clients(
@@ -901,7 +901,7 @@ fn an_aimed_fault_names_its_kind_and_its_target() {
     assert_eq!(
         fault("kind = \"paus\"\nclient = 0"),
         "scenarios/lock/broken.toml: `fault[0].kind`: \"paus\"; did you mean \"pause\"? expected \
-         one of crash, restart, pause, disconnect, expire, lose_reply"
+         one of crash, restart, pause, disconnect, expire, lose_reply, abandon"
     );
     assert_eq!(
         fault("kind = \"pause\"\ntarget = \"leader\""),
@@ -1060,4 +1060,24 @@ fn a_semaphore_of_no_lease_is_refused() {
     );
     let one = text.replace("max_leases = 0", "max_leases = 1");
     assert!(Scenario::parse(&one, file, "semaphore/one").is_ok());
+}
+
+#[test]
+fn a_session_table_says_stop_or_renew() {
+    let with = |body: &str| replaced("[faults]\n", &format!("[session]\n{body}\n\n[faults]\n"));
+    let parse = |text: &str| Scenario::parse(text, Path::new("x.toml"), "lock/x").unwrap();
+    assert!(!parse(VALID).renews);
+    assert!(!parse(&with("on_expiry = \"stop\"")).renews);
+    assert!(parse(&with("on_expiry = \"renew\"")).renews);
+    assert_eq!(
+        error_of(&with("on_expiry = \"reconnect\"")),
+        "scenarios/lock/broken.toml: `session.on_expiry`: \"reconnect\"; expected \"stop\" or \"renew\""
+    );
+    assert!(
+        error_of(&with("renew = true")).starts_with(
+            "scenarios/lock/broken.toml: `session.renew`: unknown field `renew`, expected `on_expiry`"
+        ),
+        "{}",
+        error_of(&with("renew = true"))
+    );
 }

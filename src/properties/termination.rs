@@ -663,6 +663,7 @@ fn actor(action: &Action) -> Option<ClientId> {
         | Action::Serve(c)
         | Action::Deliver(c)
         | Action::Reconnect(c)
+        | Action::Renew(c)
         | Action::Resume(c)
         | Action::Timeout(c) => Some(*c),
         Action::SessionTimeout(_) => None,

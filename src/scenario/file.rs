@@ -38,6 +38,8 @@ struct File {
     #[serde(default)]
     store: StoreSection,
     #[serde(default)]
+    session: SessionSection,
+    #[serde(default)]
     check: CheckSection,
     expect: BTreeMap<String, String>,
 }
@@ -48,6 +50,14 @@ struct File {
 struct ClientSection {
     variant: Option<String>,
     script: Option<Vec<String>>,
+}
+
+/// The `[session]` table: how the clients' library treats a session that
+/// is gone.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct SessionSection {
+    on_expiry: Option<String>,
 }
 
 /// The `[faults]` table: a budget at any client for each kind of fault,
@@ -152,6 +162,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
     let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
+    let renews = renews(&raw.session, &errors)?;
     let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
     let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
         .map_err(|(key, message)| errors.at(key, message))?;
@@ -170,6 +181,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         params,
         budget,
         expire_anytime,
+        renews,
         store,
         tree,
         expect,
@@ -549,6 +561,20 @@ fn aimed(
         target,
         count: section.count,
     })
+}
+
+/// `[session] on_expiry`: `"stop"` (the process is done with ZooKeeper,
+/// the default) or `"renew"` (its library opens a new session, as Curator's
+/// and kazoo's do).
+fn renews(section: &SessionSection, errors: &Errors) -> Result<bool, ScenarioError> {
+    match section.on_expiry.as_deref() {
+        None | Some("stop") => Ok(false),
+        Some("renew") => Ok(true),
+        Some(other) => Err(errors.at(
+            "session.on_expiry",
+            format!("\"{other}\"; expected \"stop\" or \"renew\""),
+        )),
+    }
 }
 
 /// The server's settings.

@@ -33,6 +33,9 @@
 //! path = "/lock/c9-lock-0000000000"
 //! ephemeral = true      # of a process that died before they started
 //!
+//! [session]             # optional: the clients' library
+//! on_expiry = "renew"   # open a new session once it is gone (default "stop")
+//!
 //! [check]               # optional: how deep the search goes
 //! depth_bound = 200     # steps before a path counts as still going, 1 to 1000
 //!
@@ -165,6 +168,9 @@ pub struct Scenario {
     pub params: toml::Table,
     pub budget: FaultBudget,
     pub expire_anytime: bool,
+    /// `[session] on_expiry = "renew"`: the clients' library opens a new
+    /// session once the old one is gone ([`crate::world::World::renews`]).
+    pub renews: bool,
     pub store: StoreConfig,
     /// The nodes the server holds before the clients start (`[[store.node]]`).
     pub tree: Vec<StartingNode>,
@@ -335,6 +341,9 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
         faults.join(", ")
     };
     let _ = writeln!(out, "faults: {faults}");
+    if scenario.renews {
+        let _ = writeln!(out, "session: renewed on expiry");
+    }
     if !scenario.tree.is_empty() {
         let nodes: Vec<String> = scenario.tree.iter().map(starting_node_words).collect();
         let _ = writeln!(out, "starting tree: {}", nodes.join("; "));
