@@ -369,6 +369,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Election {
+    /// On `Expired` it gives up what it held or waited for; once its library
+    /// opened a new session the application may ask again, under a GUID of
+    /// that session ([`super::contender::Contender::session_guid`]).
+    const RENEWS: bool = true;
     const NAME: &'static str = "election";
     const DOCS: Docs = Docs {
         summary: "leader election: sequential ephemeral nodes under /election, the smallest leads, the leader may acknowledge in /leader",

@@ -232,6 +232,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Lock {
+    /// On `Expired` it gives up what it held or waited for; once its library
+    /// opened a new session the application may ask again, under a GUID of
+    /// that session ([`super::contender::Contender::session_guid`]).
+    const RENEWS: bool = true;
     const NAME: &'static str = "lock";
     const DOCS: Docs = Docs {
         summary: "the exclusive lock: sequential ephemeral nodes under /lock, the lowest holds, each waiter watches its predecessor",

@@ -181,6 +181,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for SharedLock {
+    /// On `Expired` it gives up what it held or waited for; once its library
+    /// opened a new session the application may ask again, under a GUID of
+    /// that session ([`super::contender::Contender::session_guid`]).
+    const RENEWS: bool = true;
     const NAME: &'static str = "shared_lock";
     const DOCS: Docs = Docs {
         summary: "the read/write lock: read- and write- nodes under /lock; a reader waits for the writer below it, a writer for anyone below",

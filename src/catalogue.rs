@@ -140,6 +140,13 @@ pub trait Catalogued: Recipe {
     fn check_faults(_budget: &FaultBudget) -> Result<(), (&'static str, String)> {
         Ok(())
     }
+
+    /// Whether the recipe says what its application does once its library
+    /// renewed a lost session (`[session] on_expiry = "renew"`): it hears
+    /// `Expired`, then `SyncConnected` on the new session, and carries on.
+    /// A recipe that does not stops at `Expired` and is refused a renewing
+    /// scenario rather than be judged as if it had been written for one.
+    const RENEWS: bool = false;
 }
 
 /// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how
@@ -205,6 +212,8 @@ pub trait AnyRecipe: Sync {
     ) -> Result<(), (String, String)>;
     /// [`Catalogued::check_faults`].
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
+    /// [`Catalogued::RENEWS`].
+    fn renews(&self) -> bool;
     /// The command a timed call's timeout gives the recipe, if its calls
     /// can time out ([`Recipe::timeout`], of its reference).
     fn timeout(&self) -> Option<&'static str>;
@@ -397,6 +406,10 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)> {
         R::check_faults(budget)
+    }
+
+    fn renews(&self) -> bool {
+        R::RENEWS
     }
 
     fn timeout(&self) -> Option<&'static str> {

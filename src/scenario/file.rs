@@ -163,6 +163,20 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
     let renews = renews(&raw.session, &errors)?;
+    if renews && !recipe.renews() {
+        let renewing: Vec<&str> = (catalogue::CATALOGUE.iter())
+            .filter(|known| known.renews())
+            .map(|known| known.name())
+            .collect();
+        return Err(errors.at(
+            "session.on_expiry",
+            format!(
+                "\"renew\", but `{}` stops once its session is gone; renewal is modelled for {}",
+                recipe.name(),
+                renewing.join(", ")
+            ),
+        ));
+    }
     let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
     let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
         .map_err(|(key, message)| errors.at(key, message))?;
