@@ -80,9 +80,9 @@
 //! for this session's GUID. `process_guid` keeps `c0-lock-` for every
 //! session, so its recovery can adopt the old session's node, which
 //! vanishes when the server times that session out. (Comparing the node's
-//! `ephemeralOwner` with the current session id, as Hadoop's
-//! `ActiveStandbyElector` does, is the other cure; it costs a request per
-//! candidate node.)
+//! `ephemeralOwner` with the current session id, `getSessionId()`
+//! ([`crate::recipe::Effects::session`]), as Hadoop's `ActiveStandbyElector`
+//! does, is the other cure; it costs a request per candidate node.)
 //!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and

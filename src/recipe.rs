@@ -19,7 +19,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
-use crate::store::{ErrorCode, Op, OpResult, Path, WatchEvent};
+use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, WatchEvent};
 
 /// Index of a client in a world: `0`, `1`, ...
 pub type ClientId = usize;
@@ -203,23 +203,41 @@ impl Log for () {
     }
 }
 
-/// What a recipe does in answer to one input.
+/// What a recipe does in answer to one input, through its ZooKeeper handle:
+/// the requests it sends and what it observes. The handle also answers
+/// what a real one does at once, without the server: its session id.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Effects<F = Infallible> {
     pub requests: Vec<Op>,
     pub observations: Vec<Observation<F>>,
+    session: SessionId,
 }
 
 impl<F> Default for Effects<F> {
     fn default() -> Self {
-        Effects {
-            requests: Vec::new(),
-            observations: Vec::new(),
-        }
+        Effects::on(0)
     }
 }
 
 impl<F> Effects<F> {
+    /// The effects of an input handed to a client whose library holds
+    /// `session` now.
+    pub fn on(session: SessionId) -> Self {
+        Effects {
+            requests: Vec::new(),
+            observations: Vec::new(),
+            session,
+        }
+    }
+
+    /// The session the client library holds now, as ZooKeeper's
+    /// `getSessionId()`: a renewed session has a new one. A node whose
+    /// Stat's `ephemeral_owner` is another session is not this session's,
+    /// whatever its name says. `0` outside a world (a test's bare handle).
+    pub fn session(&self) -> SessionId {
+        self.session
+    }
+
     pub fn send(&mut self, op: Op) {
         self.requests.push(op);
     }

@@ -666,7 +666,7 @@ impl<R: Recipe> World<R> {
                  itself, as it does on a dead session), and asked again"
             );
             state.history.log.learn(client, &input, self.directory());
-            let mut effects = Effects::default();
+            let mut effects = Effects::on(state.net.session(client));
             self.recipes[client].handle(
                 me,
                 &mut state.processes[client].recipe,

@@ -75,10 +75,7 @@ fn changed() -> Input<Command> {
 }
 
 fn sends(requests: Vec<Op>) -> Effects {
-    Effects {
-        requests,
-        observations: vec![],
-    }
+    actor::effects(requests, vec![])
 }
 
 #[test]

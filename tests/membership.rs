@@ -72,10 +72,7 @@ fn changed() -> Input<Command> {
 }
 
 fn sends(requests: Vec<Op>) -> Effects<Joined> {
-    Effects {
-        requests,
-        observations: vec![],
-    }
+    actor::effects(requests, vec![])
 }
 
 #[test]

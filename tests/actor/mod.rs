@@ -22,10 +22,10 @@ use zoocheck::world::{Action, World, WorldState};
 // ---------------------------------------------------------------------------
 
 pub fn effects<F>(requests: Vec<Op>, observations: Vec<Observation<F>>) -> Effects<F> {
-    Effects {
-        requests,
-        observations,
-    }
+    let mut effects = Effects::default();
+    effects.requests = requests;
+    effects.observations = observations;
+    effects
 }
 
 pub fn nothing<F>() -> Effects<F> {
