@@ -300,7 +300,9 @@ pub const DECLARATIONS: [Declaration; 7] = [
         kind: Kind::Abandon,
         name: "abandon",
         meaning: "the client library gives up its session while disconnected, before the server expires it",
-        when: |at| at.alive() && at.knows_disconnected && at.session_alive,
+        // The library's threads run with the process: a paused one decides
+        // nothing until it resumes.
+        when: |at| at.status == Status::Running && at.knows_disconnected && at.session_alive,
         received: |_| 0..=0,
         strike: |_, _, _| (Vec::new(), Vec::new()),
         fate: Fate::LosesSession,
@@ -564,7 +566,7 @@ pub fn enabled<S, L>(
 
 #[cfg(test)]
 mod tests {
-    use super::{Kind, DECLARATIONS};
+    use super::{Kind, Situation, Status, DECLARATIONS};
 
     /// A kind's declaration is found by its position: the two lists agree.
     #[test]
@@ -574,5 +576,42 @@ mod tests {
             assert_eq!(Kind::named(kind.name()), Some(kind));
         }
         assert_eq!(DECLARATIONS.len(), Kind::ALL.len());
+    }
+
+    /// A library gives its session up only while it knows it is cut off,
+    /// runs, and the server still has the session.
+    #[test]
+    fn abandon_needs_a_running_library_that_knows_it_is_disconnected() {
+        let cut_off = Situation {
+            status: Status::Running,
+            connected: false,
+            knows_disconnected: true,
+            session_alive: true,
+            in_flight: 0,
+            expire_anytime: false,
+        };
+        let when = Kind::Abandon.declaration().when;
+        assert!(when(&cut_off));
+        for other in [
+            Situation {
+                status: Status::Paused,
+                ..cut_off
+            },
+            Situation {
+                status: Status::Crashed,
+                ..cut_off
+            },
+            Situation {
+                connected: true,
+                knows_disconnected: false,
+                ..cut_off
+            },
+            Situation {
+                session_alive: false,
+                ..cut_off
+            },
+        ] {
+            assert!(!when(&other), "{other:?}");
+        }
     }
 }
