@@ -492,15 +492,6 @@ impl RealRun {
 // The suite.
 // ---------------------------------------------------------------------------
 
-fn env_number(name: &str, default: u64) -> Result<u64, String> {
-    match std::env::var(name) {
-        Err(_) => Ok(default),
-        Ok(text) => text
-            .parse()
-            .map_err(|_| format!("{name}={text:?}: expected a whole number")),
-    }
-}
-
 /// What one sequence found: its steps and, at the first difference, both sides.
 struct Mismatch {
     seed: u64,
@@ -537,9 +528,9 @@ async fn check_sequence(
 }
 
 async fn suite(address: &str) -> Result<(u64, u64, Vec<Mismatch>), String> {
-    let sequences = env_number("ZOOCHECK_CONFORMANCE_SEQUENCES", 500)?;
-    let ops = env_number("ZOOCHECK_CONFORMANCE_OPS", 40)? as usize;
-    let first_seed = env_number("ZOOCHECK_CONFORMANCE_SEED", 1)?;
+    let sequences = common::env_number("ZOOCHECK_CONFORMANCE_SEQUENCES", 500)?;
+    let ops = common::env_number("ZOOCHECK_CONFORMANCE_OPS", 40)? as usize;
+    let first_seed = common::env_number("ZOOCHECK_CONFORMANCE_SEED", 1)?;
     // Each sequence gets a fresh root, unique to this run, on the shared server.
     let run = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

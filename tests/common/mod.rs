@@ -93,6 +93,17 @@ pub fn server_or_skip(suite: &str) -> Option<String> {
     address
 }
 
+/// A whole number from the environment variable `name`, or `default` when it
+/// is not set.
+pub fn env_number(name: &str, default: u64) -> Result<u64, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(text) => text
+            .parse()
+            .map_err(|_| format!("{name}={text:?}: expected a whole number")),
+    }
+}
+
 /// The single-threaded runtime both suites drive the crate with.
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
