@@ -251,6 +251,9 @@ pub trait AnyWorld: Send + Sync {
     /// Replays `actions`: each step in words, where it stopped if it did,
     /// and whether its last state is a discovery for `property`.
     fn retell(&self, property: &str, actions: &[Action]) -> Retold;
+    /// [`AnyWorld::retell`], with what the model's server did before the
+    /// first step and at each step ([`crate::store::journal`]).
+    fn journal(&self, property: &str, actions: &[Action]) -> Journaled;
     /// Replays a saved `terminates` counterexample: the words of its verdict
     /// if it loops again, else why not
     /// ([`crate::properties::termination::replay_loop`]).
@@ -271,6 +274,14 @@ pub struct Retold {
     pub stop: Option<Stop>,
     /// Whether the last state is a discovery for the property asked of.
     pub reached: bool,
+}
+
+/// A replay told in words, with the server's transitions: `entries[0]`
+/// before the first step, `entries[n]` at step `n`.
+#[derive(Clone, Debug)]
+pub struct Journaled {
+    pub retold: Retold,
+    pub entries: Vec<Vec<crate::store::journal::Entry>>,
 }
 
 /// The catalogue's entry of recipe `R`.
@@ -478,6 +489,30 @@ impl<R: Recipe> AnyWorld for World<R> {
             steps: replayed.steps.into_iter().map(|step| step.text).collect(),
             stop: replayed.stop,
             reached,
+        }
+    }
+
+    fn journal(&self, property: &str, actions: &[Action]) -> Journaled {
+        use crate::store::journal;
+        // Each prefix is replayed from the start, which is deterministic, so a
+        // step's entries are what its prefix wrote beyond the one before.
+        let mut entries = Vec::with_capacity(actions.len() + 1);
+        let mut before: Vec<journal::Entry> = Vec::new();
+        for end in 0..=actions.len() {
+            let (replayed, all) = journal::record(|| crate::trace::replay(self, &actions[..end]));
+            assert!(
+                all.starts_with(&before),
+                "a replay writes the same journal for the same steps"
+            );
+            entries.push(all[before.len()..].to_vec());
+            before = all;
+            if replayed.stop.is_some() {
+                break;
+            }
+        }
+        Journaled {
+            retold: self.retell(property, actions),
+            entries,
         }
     }
 

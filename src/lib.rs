@@ -65,6 +65,7 @@ pub mod faults;
 pub mod memory;
 pub mod net;
 pub mod properties;
+pub mod real;
 pub mod recipe;
 pub mod report;
 pub mod scenario;

@@ -147,13 +147,19 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         trace_out: Option<PathBuf>,
     },
-    /// Re-run a saved trace and confirm it reaches the same verdict.
+    /// Re-run a saved trace and confirm it reaches the same verdict; with
+    /// --zk, also on a real ZooKeeper.
     ///
     /// Example: `zoocheck replay traces/lock__guid_pause_expire__mutual_exclusion.json`.
     Replay {
         /// A trace file that `check --trace-out` or `simulate --trace-out` wrote.
         #[arg(value_name = "TRACE")]
         trace: PathBuf,
+        /// Do every step's server transitions on the real ZooKeeper at
+        /// HOST:PORT too, and compare its replies and watch events with the
+        /// model's, step by step. E.g. --zk 127.0.0.1:2181.
+        #[arg(long, value_name = "HOST:PORT")]
+        zk: Option<String>,
     },
     /// Browse one scenario's states in stateright's Explorer (on 127.0.0.1).
     ///
@@ -319,7 +325,7 @@ fn main() -> ExitCode {
                 (outcome, command)
             })
         }
-        Command::Replay { trace } => replay(&trace),
+        Command::Replay { trace, zk } => replay(&trace, zk.as_deref()),
         Command::Explore { path, port } => explore(&path, port),
         Command::List { path, recipe, json } => list(&path, recipe.as_deref(), json),
         Command::New {

@@ -2612,3 +2612,76 @@ fn explorer_shows_states_and_steps_as_traces_read() {
         "{outcome}"
     );
 }
+
+#[test]
+fn replay_on_a_server_that_is_not_there_says_so() {
+    let (_temp, out) = pause_expire_traces("no_server");
+    let trace = out.join("lock__guid_pause_expire__mutual_exclusion.json");
+    // Nothing listens on port 1 of the loopback.
+    let run = zoocheck([
+        "replay".as_ref(),
+        trace.as_os_str(),
+        "--zk".as_ref(),
+        "127.0.0.1:1".as_ref(),
+    ]);
+    expect_code(&run, 2, "replay --zk with no server");
+    assert!(
+        run.stderr
+            .starts_with("zoocheck: --zk 127.0.0.1:1: cannot reach a ZooKeeper at 127.0.0.1:1: "),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn replay_on_a_server_refuses_a_loop_and_a_narrow_counter() {
+    let temp = TempDir::new("zk_refusals");
+    let out = temp.path().join("traces");
+    let run = zoocheck([
+        "check".as_ref(),
+        "scenarios/lock/spin_holder_stays.toml".as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    expect_code(&run, 3, "check of a loop");
+    let trace = out.join("lock__spin_holder_stays__terminates.json");
+    let run = zoocheck([
+        "replay".as_ref(),
+        trace.as_os_str(),
+        "--zk".as_ref(),
+        "127.0.0.1:1".as_ref(),
+    ]);
+    expect_code(&run, 2, "replay --zk of a loop");
+    assert!(
+        run.stderr.ends_with(
+            "lock__spin_holder_stays__terminates.json: --zk: a `terminates` counterexample is a \
+             loop, which a replay on a real server cannot show to go on forever\n"
+        ),
+        "{}",
+        run.stderr
+    );
+
+    // A 2-bit sequence counter is the model's, not a server's: refused
+    // before any server is asked.
+    let run = zoocheck([
+        "check".as_ref(),
+        "scenarios/lock/guid_sequence_overflow_2_clients.toml".as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    expect_code(&run, 0, "check of the counter overflow");
+    let trace = out.join("lock__guid_sequence_overflow_2_clients__mutual_exclusion.json");
+    let run = zoocheck([
+        "replay".as_ref(),
+        trace.as_os_str(),
+        "--zk".as_ref(),
+        "127.0.0.1:1".as_ref(),
+    ]);
+    expect_code(&run, 1, "replay --zk with a narrow counter");
+    assert_eq!(
+        run.stdout,
+        "not confirmed: lock/guid_sequence_overflow_2_clients counts sequential names in 2 bits \
+         (`store.sequence_bits`); a real server counts in 32\n"
+    );
+}

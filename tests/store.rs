@@ -1281,23 +1281,14 @@ fn all_operations_reads_included_are_totally_ordered_and_a_read_registers_its_wa
 
 #[test]
 fn error_codes_have_the_server_numbers() {
-    let codes: Vec<(i32, &str)> = [
-        ErrorCode::ConnectionLoss,
-        ErrorCode::BadArguments,
-        ErrorCode::NoNode,
-        ErrorCode::BadVersion,
-        ErrorCode::NoChildrenForEphemerals,
-        ErrorCode::NodeExists,
-        ErrorCode::NotEmpty,
-        ErrorCode::SessionExpired,
-        ErrorCode::RuntimeInconsistency,
-    ]
-    .iter()
-    .map(|c| (c.code(), c.name()))
-    .collect();
+    let codes: Vec<(i32, &str)> = ErrorCode::ALL
+        .iter()
+        .map(|c| (c.code(), c.name()))
+        .collect();
     assert_eq!(
         codes,
         vec![
+            (-2, "RUNTIMEINCONSISTENCY"),
             (-4, "CONNECTIONLOSS"),
             (-8, "BADARGUMENTS"),
             (-101, "NONODE"),
@@ -1306,8 +1297,15 @@ fn error_codes_have_the_server_numbers() {
             (-110, "NODEEXISTS"),
             (-111, "NOTEMPTY"),
             (-112, "SESSIONEXPIRED"),
-            (-2, "RUNTIMEINCONSISTENCY"),
         ]
+    );
+    for code in ErrorCode::ALL {
+        assert_eq!(ErrorCode::from_code(code.code()), Some(code));
+    }
+    assert_eq!(
+        ErrorCode::from_code(-102),
+        None,
+        "NOAUTH is not the model's"
     );
 }
 
@@ -2862,4 +2860,77 @@ fn a_counter_started_near_its_wrap_names_the_next_children_after_it() {
     mk(&mut narrow, s, "/d");
     assert!(narrow.start_sequence(&p("/d"), 7));
     assert!(!narrow.start_sequence(&p("/d"), 8));
+}
+
+/// What `zoocheck replay --zk` does on a real server is what the store writes
+/// in its journal while a replay records: every transition, in order, with
+/// what it answered, and nothing from before the record began.
+#[test]
+fn the_journal_writes_every_transition_in_order_only_while_recording() {
+    use zoocheck::store::journal::{self, Entry};
+    let mut store = Store::new(StoreConfig::default());
+    let unrecorded = store.open_session();
+    let (session, entries) = journal::record(|| {
+        let session = store.open_session();
+        store.apply(
+            session,
+            &Op::Create {
+                path: "/e".into(),
+                data: None,
+                mode: CreateMode::Ephemeral,
+            },
+        );
+        store.apply(
+            unrecorded,
+            &Op::Exists {
+                path: "/e".into(),
+                watch: true,
+            },
+        );
+        store.disconnect(unrecorded);
+        let watches = SetWatches {
+            relative_zxid: 0,
+            data: vec!["/e".into()],
+            ..SetWatches::default()
+        };
+        store.reconnect(unrecorded, &watches).expect("alive");
+        store.expire(session);
+        store.expire(session);
+        session
+    });
+    let kinds: Vec<String> = entries
+        .iter()
+        .map(|entry| match entry {
+            Entry::Opened { session } => format!("opened {session}"),
+            Entry::Applied { session, op, .. } => format!("{session} applied {op:?}"),
+            Entry::Disconnected { session } => format!("{session} disconnected"),
+            Entry::Reconnected {
+                session, outcome, ..
+            } => format!("{session} reconnected {outcome:?}"),
+            Entry::Expired {
+                session,
+                notifications,
+                ..
+            } => format!("{session} expired, {} fired", notifications.len()),
+            Entry::SequenceStarted { path, next } => format!("{path} starts at {next}"),
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            format!("opened {session}"),
+            format!(
+                "{session} applied Create {{ path: \"/e\", data: None, mode: Ephemeral }}"
+            ),
+            format!("{unrecorded} applied Exists {{ path: \"/e\", watch: true }}"),
+            format!("{unrecorded} disconnected"),
+            // The node was created after zxid 0: the data watch is answered at once.
+            format!(
+                "{unrecorded} reconnected Ok([WatchEvent {{ kind: NodeDataChanged, path: \"/e\" }}])"
+            ),
+            // The second expiry of a dead session does nothing, and says
+            // nothing; the session opened before the record is not written.
+            format!("{session} expired, 0 fired"),
+        ]
+    );
 }

@@ -13,8 +13,9 @@ use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
 use crate::cli::load::{load, load_file};
 use crate::UsageError;
 
-/// Replays a saved trace against its scenario as the code stands now.
-pub(crate) fn replay(path: &Path) -> Result<ExitCode, UsageError> {
+/// Replays a saved trace against its scenario as the code stands now, and,
+/// with `zk`, on the real server at that address too.
+pub(crate) fn replay(path: &Path, zk: Option<&str>) -> Result<ExitCode, UsageError> {
     let shown = || shorten(&path.display().to_string(), 200);
     let text = zoocheck::text::read_text(path)
         .map_err(|message| UsageError(format!("{}: {message}", shown())))?;
@@ -76,6 +77,13 @@ pub(crate) fn replay(path: &Path) -> Result<ExitCode, UsageError> {
         ));
     }
     if saved.property == termination::TERMINATES {
+        if zk.is_some() {
+            return Err(UsageError(format!(
+                "{}: --zk: a `terminates` counterexample is a loop, which a replay on a real \
+                 server cannot show to go on forever",
+                shown()
+            )));
+        }
         return Ok(replay_termination(&scenario, &saved));
     }
     let panicked = saved.property == trace::PANIC;
@@ -119,6 +127,9 @@ pub(crate) fn replay(path: &Path) -> Result<ExitCode, UsageError> {
                 quoted(&saved.verdict, 60)
             ),
         ));
+    }
+    if let Some(address) = zk {
+        return replay_on_server(&scenario, &saved, address);
     }
     let result = scenario.world().retell(&saved.property, &saved.actions);
     let changed =
@@ -233,5 +244,110 @@ fn replay_termination(scenario: &Scenario, saved: &TraceFile) -> ExitCode {
             );
             ExitCode::from(1)
         }
+    }
+}
+
+/// `replay --zk`: the trace on the model, each of its server transitions on
+/// the real server at `address` too ([`zoocheck::real`]), step by step.
+fn replay_on_server(
+    scenario: &Scenario,
+    saved: &TraceFile,
+    address: &str,
+) -> Result<ExitCode, UsageError> {
+    let bits = scenario.store.sequence_bits;
+    if bits != 32 {
+        outln!(
+            "not confirmed: {} counts sequential names in {bits} bits (`store.sequence_bits`); a \
+             real server counts in 32",
+            saved.scenario
+        );
+        return Ok(ExitCode::from(1));
+    }
+    let journaled = scenario.world().journal(&saved.property, &saved.actions);
+    let mut server = zoocheck::real::RealServer::start(address)
+        .map_err(|error| UsageError(format!("--zk {address}: {error}")))?;
+    outln!(
+        "replaying {} ({} steps) on the model and on the ZooKeeper at {address}, under {}",
+        saved.scenario,
+        saved.actions.len(),
+        server.root()
+    );
+    let steps = &journaled.retold.steps;
+    for (index, entries) in journaled.entries.iter().enumerate() {
+        if index > 0 {
+            outln!(
+                "{index:>3}. {}",
+                steps.get(index - 1).map_or("", String::as_str)
+            );
+        }
+        for entry in entries {
+            let done = match server.perform(entry) {
+                Ok(done) => done,
+                Err(error) => {
+                    outln!(
+                        "not confirmed: the real server cannot follow {}: {error}",
+                        at_step(index)
+                    );
+                    return Ok(ExitCode::from(1));
+                }
+            };
+            for done in done {
+                if done.agrees() {
+                    if !done.quiet() {
+                        outln!("       {}: {}", done.what, done.model);
+                    }
+                } else {
+                    outln!(
+                        "diverged {}: {}\n       model: {}\n       real:  {}",
+                        at_step(index),
+                        done.what,
+                        done.model,
+                        done.real
+                    );
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+    }
+    let retold = &journaled.retold;
+    match &retold.stop {
+        None if retold.reached => {
+            let mut faults: Vec<&str> = (saved.actions.iter())
+                .filter_map(|action| match action {
+                    zoocheck::world::Action::Fault(fault) => Some(fault.kind.name()),
+                    _ => None,
+                })
+                .collect();
+            faults.sort_unstable();
+            faults.dedup();
+            let faults = if faults.is_empty() {
+                "no fault".to_string()
+            } else {
+                format!("faults: {}", faults.join(", "))
+            };
+            outln!(
+                "confirmed: the real server answered as the model did at every one of the {} \
+                 steps, so {} is {} there too ({faults})",
+                saved.actions.len(),
+                saved.property,
+                saved.verdict
+            );
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => {
+            outln!(
+                "not confirmed: the trace no longer reaches its verdict on the model (`zoocheck \
+                 replay` without --zk says why)"
+            );
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn at_step(index: usize) -> String {
+    if index == 0 {
+        "before the first step".into()
+    } else {
+        format!("at step {index}")
     }
 }

@@ -16,6 +16,7 @@
 //! the 1 MiB request limit, and an ensemble (followers, stale reads, leader
 //! change). One server totally orders every request, so `sync` is a no-op.
 
+pub mod journal;
 pub mod path;
 pub mod proto;
 
@@ -255,7 +256,9 @@ impl Store {
         self.zxid += 1;
         self.last_session += 1;
         self.sessions.insert(self.last_session);
-        self.last_session
+        let session = self.last_session;
+        journal::note(|| journal::Entry::Opened { session });
+        session
     }
 
     /// The server expires a session: one transaction deletes all its ephemerals,
@@ -268,12 +271,22 @@ impl Store {
         self.zxid += 1;
         let mut fired = Vec::new();
         self.end_session(session, self.zxid, &mut fired);
+        journal::note(|| journal::Entry::Expired {
+            session,
+            zxid: self.zxid,
+            notifications: fired.clone(),
+        });
         fired
     }
 
     /// The connection of a live session drops: the server forgets the watches
     /// registered over it. The session itself lives on until it expires.
     pub fn disconnect(&mut self, session: SessionId) {
+        self.forget_watches(session);
+        journal::note(|| journal::Entry::Disconnected { session });
+    }
+
+    fn forget_watches(&mut self, session: SessionId) {
         remove_session_watches(&mut self.data_watches, session);
         remove_session_watches(&mut self.child_watches, session);
     }
@@ -289,6 +302,20 @@ impl Store {
     ///
     /// `SESSIONEXPIRED` when the session has expired meanwhile.
     pub fn reconnect(
+        &mut self,
+        session: SessionId,
+        watches: &SetWatches,
+    ) -> Result<Vec<WatchEvent>, ErrorCode> {
+        let outcome = self.set_watches(session, watches);
+        journal::note(|| journal::Entry::Reconnected {
+            session,
+            watches: watches.clone(),
+            outcome: outcome.clone(),
+        });
+        outcome
+    }
+
+    fn set_watches(
         &mut self,
         session: SessionId,
         watches: &SetWatches,
@@ -339,11 +366,17 @@ impl Store {
         } else {
             Err(ErrorCode::SessionExpired)
         };
-        Applied {
+        let applied = Applied {
             zxid: self.zxid,
             result,
             notifications,
-        }
+        };
+        journal::note(|| journal::Entry::Applied {
+            session,
+            op: op.clone(),
+            applied: applied.clone(),
+        });
+        applied
     }
 
     fn serve(&mut self, session: SessionId, op: &Op, fired: &mut Vec<Notification>) -> OpResult {
@@ -590,7 +623,7 @@ impl Store {
             self.remove(&path, zxid, fired);
         }
         self.sessions.remove(&session);
-        self.disconnect(session);
+        self.forget_watches(session);
     }
 
     /// Where the sequential node `path` stands in its parent's create order:
@@ -629,6 +662,10 @@ impl Store {
         };
         node.child_creates = next;
         node.child_creates_unwrapped = next as u64;
+        journal::note(|| journal::Entry::SequenceStarted {
+            path: path.clone(),
+            next,
+        });
         true
     }
 

@@ -45,6 +45,26 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
+    /// Every code the model knows.
+    pub const ALL: [ErrorCode; 9] = [
+        ErrorCode::RuntimeInconsistency,
+        ErrorCode::ConnectionLoss,
+        ErrorCode::BadArguments,
+        ErrorCode::NoNode,
+        ErrorCode::BadVersion,
+        ErrorCode::NoChildrenForEphemerals,
+        ErrorCode::NodeExists,
+        ErrorCode::NotEmpty,
+        ErrorCode::SessionExpired,
+    ];
+
+    /// The code the server sent as `code`, if the model knows it.
+    pub fn from_code(code: i32) -> Option<ErrorCode> {
+        ErrorCode::ALL
+            .into_iter()
+            .find(|known| known.code() == code)
+    }
+
     /// The number the server sends.
     pub fn code(self) -> i32 {
         match self {
