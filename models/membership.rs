@@ -19,6 +19,14 @@
 //!    fires it if the group changed meanwhile.
 //! 4. When its session ends the member knows it is no longer in the group:
 //!    its view is emptied.
+//! 5. Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//!    kazoo's libraries do): once its library has opened a new session the
+//!    member joins again on its own, as Curator's `PersistentNode` does (with
+//!    kazoo the application calls `join` from its connection listener). It names its node after the session as well as the process
+//!    (`c0s1` in its second session), so the node of its old session, which
+//!    the server keeps until it times that session out, is not taken for its
+//!    own: a NODEEXISTS is always this session's node. This is what Curator's
+//!    `PersistentNode` gets by checking a found node's `ephemeralOwner`.
 //!
 //! Variants ([`Variant`]):
 //! - `reference`: the above;
@@ -27,7 +35,13 @@
 //! - `persistent`: members create persistent nodes, so a member that fails
 //!   stays in the group forever;
 //! - `optimistic`: the member puts itself in its view as it sends its
-//!   create, before the server has applied it.
+//!   create, before the server has applied it;
+//! - `process_guid`: the node is named after the process alone, for the life
+//!   of the process (kazoo's `Party`, whose name is a uuid of the party
+//!   object, and which takes NODEEXISTS for "already joined"). Re-joining in a
+//!   renewed session while the old session's node is still there, it believes
+//!   it joined; the node goes when the server times the old session out, and
+//!   the member, believing itself in the group, is in no one's view.
 
 use std::sync::Arc;
 
@@ -50,6 +64,7 @@ pub enum Variant {
     OneShot,
     Persistent,
     Optimistic,
+    ProcessGuid,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -76,6 +91,8 @@ pub struct State {
     pub view: Vec<Arc<str>>,
     /// A listing removed a name the view had: the member saw someone leave.
     pub dropped: bool,
+    /// How many times its library renewed its session.
+    pub renewals: u8,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -103,15 +120,33 @@ pub fn view_of(names: &[Arc<str>]) -> Vec<Arc<str>> {
     view
 }
 
-/// The process a member's node name stands for: `c1` or `c1r2`.
+/// The process a member's node name stands for: `c1`, `c1r2`, or `c1s1` (a
+/// renewed session of `c1`).
 pub fn process_of(name: &str) -> Option<Incarnation> {
-    let rest = name.strip_prefix('c')?;
+    let process = match name.split_once('s') {
+        Some((process, renewals)) => {
+            let count: u8 = renewals.parse().ok()?;
+            (count > 0 && count.to_string() == renewals).then_some(process)?
+        }
+        None => name,
+    };
+    let rest = process.strip_prefix('c')?;
     let (client, restarts) = match rest.split_once('r') {
         Some((client, restarts)) => (client.parse().ok()?, restarts.parse().ok()?),
         None => (rest.parse().ok()?, 0),
     };
     let me = Incarnation { client, restarts };
-    (me.guid() == name).then_some(me)
+    (me.guid() == process).then_some(me)
+}
+
+/// The name of a member's node: its process's GUID, and after a renewal the
+/// session's too (`c0s1`), but for `process_guid`.
+pub fn node_name(variant: Variant, me: Incarnation, state: &State) -> String {
+    if state.renewals > 0 && variant != Variant::ProcessGuid {
+        format!("{}s{}", me.guid(), state.renewals)
+    } else {
+        me.guid()
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -128,14 +163,14 @@ impl Membership {
         }
     }
 
-    fn create(&self, me: Incarnation) -> Op {
+    fn create(&self, me: Incarnation, state: &State) -> Op {
         let mode = if self.variant == Variant::Persistent {
             CreateMode::Persistent
         } else {
             CreateMode::Ephemeral
         };
         Op::Create {
-            path: self.group.child(&me.guid()),
+            path: self.group.child(&node_name(self.variant, me, state)),
             data: None,
             mode,
         }
@@ -203,6 +238,7 @@ impl Recipe for Membership {
             phase: Phase::Idle,
             view: Vec::new(),
             dropped: false,
+            renewals: 0,
         }
     }
 
@@ -217,9 +253,9 @@ impl Recipe for Membership {
             Input::Command(Command::Join) if state.phase == Phase::Idle => {
                 state.phase = Phase::Creating;
                 if self.variant == Variant::Optimistic {
-                    state.view = vec![Arc::from(me.guid())];
+                    state.view = vec![Arc::from(node_name(self.variant, me, state))];
                 }
-                out.send(self.create(me));
+                out.send(self.create(me, state));
             }
             Input::Command(Command::Join) => {}
             Input::Reply { op, result } => self.on_reply(state, op, result, out),
@@ -230,6 +266,15 @@ impl Recipe for Membership {
             }
             Input::Watch(_) => {}
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => self.end(state),
+            // Step 5: a session of its own again: join again.
+            Input::Session(SessionEvent::SyncConnected) if state.phase == Phase::Dead => {
+                state.renewals += 1;
+                state.phase = Phase::Creating;
+                if self.variant == Variant::Optimistic {
+                    state.view = vec![Arc::from(node_name(self.variant, me, state))];
+                }
+                out.send(self.create(me, state));
+            }
             // The client library re-sends what was lost and sets the watch
             // again on reconnect.
             Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
@@ -277,6 +322,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Membership {
+    /// After `Expired` the member is out of the group; once its library opened
+    /// a new session it joins again on its own, under a name of that session
+    /// ([`node_name`]).
+    const RENEWS: bool = true;
     const NAME: &'static str = "membership";
     const DOCS: Docs = Docs {
         summary: "group membership: members create ephemeral nodes under /group and watch the group's children",
@@ -285,6 +334,7 @@ impl Catalogued for Membership {
             ("one_shot", "lists again on a change but without a watch: hears of the first change only"),
             ("persistent", "members create persistent nodes: a failed member stays forever"),
             ("optimistic", "puts itself in its view before the server applied its create"),
+            ("process_guid", "names its node after the process alone and takes NODEEXISTS for joined (kazoo's Party): wrong after a renewal"),
         ],
         commands: &[
             ("join", "create its node and follow the group"),
@@ -300,6 +350,7 @@ impl Catalogued for Membership {
         ("one_shot", Variant::OneShot),
         ("persistent", Variant::Persistent),
         ("optimistic", Variant::Optimistic),
+        ("process_guid", Variant::ProcessGuid),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[("join", Command::Join)];
 
@@ -349,23 +400,40 @@ pub fn views_follow_the_group(world: &World<Membership>, state: &Check) -> bool 
     if !world.is_quiescent(state) {
         return true;
     }
+    let (live, members) = live_members(world, state);
+    live.iter()
+        .all(|&client| state.processes[client].recipe.view == members)
+}
+
+/// The live members, and the names of their nodes as they name them now,
+/// sorted: what every live member's view must be once faults stop.
+fn live_members(world: &World<Membership>, state: &Check) -> (Vec<usize>, Vec<Arc<str>>) {
     let live: Vec<usize> = (0..world.clients())
         .filter(|&client| live_member(world, state, client))
         .collect();
     let mut members: Vec<Arc<str>> = live
         .iter()
-        .map(|&client| Arc::from(world.incarnation(state, client).guid()))
+        .map(|&client| Arc::from(own_name(world, state, client)))
         .collect();
     members.sort();
-    live.iter()
-        .all(|&client| state.processes[client].recipe.view == members)
+    (live, members)
+}
+
+/// The name `client`'s node has in its current session.
+fn own_name(world: &World<Membership>, state: &Check, client: usize) -> String {
+    let me = world.incarnation(state, client);
+    node_name(
+        world.recipe(client).variant,
+        me,
+        &state.processes[client].recipe,
+    )
 }
 
 /// Some member's view lists another member (the partner of listing only
 /// those who joined).
 pub fn member_sees_another(world: &World<Membership>, state: &Check) -> bool {
     (0..world.clients()).any(|client| {
-        let me = world.incarnation(state, client).guid();
+        let me = own_name(world, state, client);
         state.processes[client]
             .recipe
             .view
@@ -392,7 +460,24 @@ mod tests {
                 assert_eq!(process_of(&me.guid()), Some(me));
             }
         }
-        for stranger in ["", "c", "x1", "c1r", "c01", "c1r0", "n_0000000001"] {
+        let renewed = Incarnation {
+            client: 1,
+            restarts: 2,
+        };
+        assert_eq!(process_of("c1r2s3"), Some(renewed));
+        for stranger in [
+            "",
+            "c",
+            "x1",
+            "c1r",
+            "c01",
+            "c1r0",
+            "n_0000000001",
+            "c1s",
+            "c1s0",
+            "c1s01",
+            "s1",
+        ] {
             assert_eq!(process_of(stranger), None, "{stranger}");
         }
     }
@@ -428,14 +513,7 @@ fn violation(
             ))
         }
         "views_follow_the_group" if !views_follow_the_group(world, state) => {
-            let live: Vec<usize> = (0..world.clients())
-                .filter(|&c| live_member(world, state, c))
-                .collect();
-            let mut members: Vec<Arc<str>> = live
-                .iter()
-                .map(|&c| Arc::from(world.incarnation(state, c).guid()))
-                .collect();
-            members.sort();
+            let (live, members) = live_members(world, state);
             let wrong: Vec<String> = live
                 .iter()
                 .filter(|&&c| state.processes[c].recipe.view != members)

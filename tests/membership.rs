@@ -39,6 +39,7 @@ fn st(phase: Phase, view: &[&str], dropped: bool) -> State {
         phase,
         view: view.iter().map(|name| Arc::from(*name)).collect(),
         dropped,
+        renewals: 0,
     }
 }
 
@@ -73,6 +74,56 @@ fn changed() -> Input<Command> {
 
 fn sends(requests: Vec<Op>) -> Effects<Joined> {
     actor::effects(requests, vec![])
+}
+
+#[test]
+fn a_renewed_session_joins_again_under_a_name_of_that_session() {
+    let renewed = |name: &str| Op::Create {
+        path: Path::new(&format!("/group/{name}")),
+        data: None,
+        mode: CreateMode::Ephemeral,
+    };
+    // The reference names its node after the session too: c1s1, then c1s2.
+    let mut s = st(Phase::Dead, &[], true);
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::SyncConnected),
+    );
+    assert_eq!(out, sends(vec![renewed("c1s1")]));
+    assert_eq!(
+        s,
+        State {
+            renewals: 1,
+            ..st(Phase::Creating, &[], true)
+        }
+    );
+    s.phase = Phase::Dead;
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::SyncConnected),
+    );
+    assert_eq!(out, sends(vec![renewed("c1s2")]));
+    assert_eq!(s.renewals, 2);
+    // kazoo's Party keeps its process's name, which the old session's node
+    // may still bear.
+    let mut s = st(Phase::Dead, &[], false);
+    let out = run(
+        Variant::ProcessGuid,
+        &mut s,
+        Input::Session(SessionEvent::SyncConnected),
+    );
+    assert_eq!(out, sends(vec![renewed("c1")]));
+    // A reconnect of a live session is no renewal.
+    let mut s = st(Phase::Member, &["c1"], false);
+    let out = run(
+        Variant::Reference,
+        &mut s,
+        Input::Session(SessionEvent::SyncConnected),
+    );
+    assert_eq!(out, sends(vec![]));
+    assert_eq!(s, st(Phase::Member, &["c1"], false));
 }
 
 #[test]

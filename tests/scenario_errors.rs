@@ -1092,6 +1092,6 @@ fn renewal_is_refused_for_a_recipe_that_stops_at_expiry() {
     assert_eq!(
         error_of(&text),
         "scenarios/lock/broken.toml: `session.on_expiry`: \"renew\", but `double_barrier` stops \
-         once its session is gone; renewal is modelled for lock, shared_lock, election"
+         once its session is gone; renewal is modelled for lock, shared_lock, election, membership"
     );
 }
