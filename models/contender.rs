@@ -252,6 +252,11 @@ pub struct Contender {
     /// of its previous session, which the server keeps until that session
     /// times out.
     pub session_guid: bool,
+    /// Scope the GUID to the process, not only to the host (the client): a
+    /// restarted process names its nodes anew (`c0r1-lock-`), so that
+    /// recovering a lost create never adopts a node of its dead predecessor,
+    /// whose session the server keeps until it times out.
+    pub process_guid: bool,
 }
 
 impl Contender {
@@ -269,6 +274,7 @@ impl Contender {
             recreate_missing: true,
             careless_cancel: false,
             session_guid: true,
+            process_guid: true,
         }
     }
 
@@ -277,12 +283,17 @@ impl Contender {
     /// its library renewed the session, which session (`c0s1`).
     pub fn prefix(&self, me: Incarnation, state: &State) -> String {
         let marker = marker(state.role);
+        let guid = if self.process_guid {
+            me.guid()
+        } else {
+            format!("c{}", me.client)
+        };
         match (self.guid, state.renewals) {
             (false, _) => marker.to_string(),
             (true, renewals) if renewals > 0 && self.session_guid => {
-                format!("{}s{renewals}-{marker}", me.guid())
+                format!("{guid}s{renewals}-{marker}")
             }
-            (true, _) => format!("{}-{marker}", me.guid()),
+            (true, _) => format!("{guid}-{marker}"),
         }
     }
 

@@ -67,6 +67,14 @@
 //! - `process_guid`: the reference with the GUID of seed 001 kept for the
 //!   life of the process, across renewed sessions (see below).
 //!
+//! - `host_guid`: the reference with a GUID that names the host (the client:
+//!   a hostname, a configured node id) and so outlives its process: a
+//!   restarted process names its nodes `c0-lock-` as its dead predecessor
+//!   did, whose session, and node, the server keeps until it times out. Its
+//!   recovery of a lost create can adopt the predecessor's node, which
+//!   vanishes with that session. The reference's GUID names the process
+//!   (`c0r1-lock-` after a restart, [`Contender::process_guid`]).
+//!
 //! Renewed sessions (`[session] on_expiry = "renew"`, as Curator and kazoo
 //! do): when its session is lost the reference gives up what it held or
 //! waited for (`Lost`, `GaveUp`: a pending `acquire` returns unacquired),
@@ -114,6 +122,7 @@ pub enum Variant {
     CarelessCancel,
     Spin,
     ProcessGuid,
+    HostGuid,
 }
 
 /// What the application asks of the lock.
@@ -153,6 +162,7 @@ impl Lock {
                 contender.spin = true;
             }
             Variant::ProcessGuid => contender.session_guid = false,
+            Variant::HostGuid => contender.process_guid = false,
         }
         Lock { variant, contender }
     }
@@ -249,6 +259,7 @@ impl Catalogued for Lock {
             ("careless_cancel", "gives up a cancelled or timed-out acquire without deleting its node"),
             ("spin", "try_acquire in a loop: a refused attempt deletes its node and creates another at once"),
             ("process_guid", "keeps one GUID across renewed sessions: recovering a lost create may adopt its previous session's node"),
+            ("host_guid", "a GUID of the host, kept across restarts: recovering a lost create may adopt a dead predecessor's node"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -272,6 +283,7 @@ impl Catalogued for Lock {
         ("careless_cancel", Variant::CarelessCancel),
         ("spin", Variant::Spin),
         ("process_guid", Variant::ProcessGuid),
+        ("host_guid", Variant::HostGuid),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

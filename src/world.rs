@@ -724,19 +724,13 @@ impl<R: Recipe> World<R> {
                 let grant = match &history.nodes[client] {
                     // The last node it created: the usual case.
                     Some((node, grant)) if node.name().ends_with(&name) => *grant,
-                    // Without renewal, it must be: anything else is a recipe
-                    // holding by a node it did not create.
-                    Some((node, _)) if !self.renews => panic!(
-                        "c{client} holds by token {token}, not by {node}, the last node it created"
-                    ),
-                    None if !self.renews => {
-                        panic!("c{client} holds by token {token} but the server created no node for it")
-                    }
-                    // A node of an earlier session of this process, which
-                    // its recovery adopted after its library renewed the
-                    // session: placed by the server while it has the node;
-                    // if the server has already timed that session out, no
-                    // grant ever came, and it ranks after every grant.
+                    // A node it did not create in this process's last
+                    // create: an earlier session's, which its recovery
+                    // adopted after its library renewed the session, or a
+                    // dead predecessor's with the same name (a GUID that
+                    // outlives the process). Placed by the server's creation
+                    // order while the server has the node; if it has already
+                    // gone, no grant ever came, and it ranks after every grant.
                     _ => {
                         let dir = self.directory();
                         let store = &state.net.store;

@@ -76,7 +76,7 @@ fn a_missing_key_is_named() {
         error_of(&replaced("variant = \"guid\"\n", "")),
         "scenarios/lock/broken.toml: `variant`: missing; expected `variant` (every client's) or a \
          `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin, process_guid"
+         careless_cancel, spin, process_guid, host_guid"
     );
 }
 
@@ -121,7 +121,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
         "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
-         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin, process_guid"
+         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin, process_guid, host_guid"
     );
 }
 
@@ -807,7 +807,7 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
         ))),
         "scenarios/lock/broken.toml: `client[1].variant`: \"guidd\"; did you mean \"guid\"? \
          expected one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin, process_guid"
+         careless_cancel, spin, process_guid, host_guid"
     );
     assert_eq!(
         error_of(&with_clients(
