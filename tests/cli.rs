@@ -2613,17 +2613,22 @@ fn explorer_shows_states_and_steps_as_traces_read() {
     );
 }
 
-#[test]
-fn replay_on_a_server_that_is_not_there_says_so() {
-    let (_temp, out) = pause_expire_traces("no_server");
-    let trace = out.join("lock__guid_pause_expire__mutual_exclusion.json");
-    // Nothing listens on port 1 of the loopback.
-    let run = zoocheck([
+/// `zoocheck replay TRACE --zk 127.0.0.1:1`: nothing listens on port 1 of
+/// the loopback.
+fn replay_on_no_server(trace: &Path) -> Run {
+    zoocheck([
         "replay".as_ref(),
         trace.as_os_str(),
         "--zk".as_ref(),
         "127.0.0.1:1".as_ref(),
-    ]);
+    ])
+}
+
+#[test]
+fn replay_on_a_server_that_is_not_there_says_so() {
+    let (_temp, out) = pause_expire_traces("no_server");
+    let trace = out.join("lock__guid_pause_expire__mutual_exclusion.json");
+    let run = replay_on_no_server(&trace);
     expect_code(&run, 2, "replay --zk with no server");
     assert!(
         run.stderr
@@ -2646,12 +2651,7 @@ fn replay_on_a_server_refuses_a_loop_and_a_narrow_counter() {
     ]);
     expect_code(&run, 3, "check of a loop");
     let trace = out.join("lock__spin_holder_stays__terminates.json");
-    let run = zoocheck([
-        "replay".as_ref(),
-        trace.as_os_str(),
-        "--zk".as_ref(),
-        "127.0.0.1:1".as_ref(),
-    ]);
+    let run = replay_on_no_server(&trace);
     expect_code(&run, 2, "replay --zk of a loop");
     assert!(
         run.stderr.ends_with(
@@ -2672,12 +2672,7 @@ fn replay_on_a_server_refuses_a_loop_and_a_narrow_counter() {
     ]);
     expect_code(&run, 0, "check of the counter overflow");
     let trace = out.join("lock__guid_sequence_overflow_2_clients__mutual_exclusion.json");
-    let run = zoocheck([
-        "replay".as_ref(),
-        trace.as_os_str(),
-        "--zk".as_ref(),
-        "127.0.0.1:1".as_ref(),
-    ]);
+    let run = replay_on_no_server(&trace);
     expect_code(&run, 1, "replay --zk with a narrow counter");
     assert_eq!(
         run.stdout,
