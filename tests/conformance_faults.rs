@@ -86,7 +86,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 use zoocheck::client::{ConnState, Delivery, SessionEvent, Xid};
-use zoocheck::conformance::{under, Call};
+use zoocheck::conformance::{under, Call, Normalizer};
 use zoocheck::net::{ClientId, Net};
 use zoocheck::store::{
     self, CreateMode, ErrorCode, Op, OpResult, Response, SessionId, Stat, Store, StoreConfig,
@@ -750,16 +750,16 @@ fn aimed_call(
     let watches = model.net.client(c).watches();
     let mut calls = Vec::new();
     for path in &watches.data {
-        let path = relative(MODEL_ROOT, path.as_str());
+        let path = model.norm.path(path.as_str());
         calls.push(Call::SetData(path.clone(), data(), ANY_VERSION));
         calls.push(Call::Delete(path, ANY_VERSION));
     }
     for path in &watches.exist {
-        let path = relative(MODEL_ROOT, path.as_str());
+        let path = model.norm.path(path.as_str());
         calls.push(Call::Create(path, data(), CreateMode::Persistent));
     }
     for path in &watches.child {
-        let child = match relative(MODEL_ROOT, path.as_str()).as_str() {
+        let child = match model.norm.path(path.as_str()).as_str() {
             "." => "s-".to_string(),
             parent => format!("{parent}/s-"),
         };
@@ -770,7 +770,7 @@ fn aimed_call(
         ));
     }
     for path in model.net.store.ephemerals(session) {
-        calls.push(Call::Exists(relative(MODEL_ROOT, path.as_str()), true));
+        calls.push(Call::Exists(model.norm.path(path.as_str()), true));
     }
     (!calls.is_empty()).then(|| pick(rng, &calls).clone())
 }
@@ -942,7 +942,7 @@ struct Model {
     net: Net,
     generation: Vec<usize>,
     /// Session id to handle name.
-    names: BTreeMap<SessionId, String>,
+    norm: Normalizer,
     /// What each handle's application saw, normalised.
     seen: BTreeMap<String, Vec<String>>,
     /// The tag (step index) of each request, by session and xid.
@@ -961,7 +961,7 @@ impl Model {
         let net = Net::new(StoreConfig::default(), clients);
         let mut model = Model {
             generation: vec![1; clients],
-            names: BTreeMap::new(),
+            norm: normalizer(MODEL_ROOT),
             seen: BTreeMap::new(),
             tags: BTreeMap::new(),
             abandoned: None,
@@ -970,7 +970,7 @@ impl Model {
         };
         for client in 0..clients {
             let name = handle_name(client, 1);
-            model.names.insert(model.net.session(client), name.clone());
+            (model.norm.owners).insert(model.net.session(client), name.clone());
             model
                 .seen
                 .insert(name.clone(), vec![format!("session SyncConnected {name}")]);
@@ -1047,7 +1047,7 @@ impl Model {
                     format!(
                         "watch {:?} {}",
                         event.kind,
-                        relative(MODEL_ROOT, event.path.as_str())
+                        self.norm.path(event.path.as_str())
                     )
                 }
                 Delivery::Reply { xid, result, .. } => {
@@ -1065,21 +1065,13 @@ impl Model {
         }
     }
 
-    fn owner(&self, session: SessionId) -> String {
-        if session == 0 {
-            "-".into()
-        } else {
-            self.names[&session].clone()
-        }
-    }
-
     fn stat(&self, stat: &Stat) -> String {
         format!(
             "stat {} {} {} {} {} {}",
             stat.version,
             stat.cversion,
             stat.aversion,
-            self.owner(stat.ephemeral_owner),
+            self.norm.owner(stat.ephemeral_owner),
             stat.data_length,
             stat.num_children
         )
@@ -1096,7 +1088,7 @@ impl Model {
         match result {
             Err(code) => code.code().to_string(),
             Ok(Response::Created { path, .. }) => {
-                format!("0 path={}", relative(MODEL_ROOT, path.as_str()))
+                format!("0 path={}", self.norm.path(path.as_str()))
             }
             Ok(Response::Exists(None)) => ErrorCode::NoNode.code().to_string(),
             Ok(Response::Exists(Some(stat))) | Ok(Response::SetData { stat }) => {
@@ -1197,7 +1189,7 @@ impl Model {
                 let name = self.handle(*c);
                 self.seen.insert(name.clone(), Vec::new());
                 let opened = self.net.renew(*c);
-                self.names.insert(self.net.session(*c), name);
+                self.norm.owners.insert(self.net.session(*c), name);
                 self.absorb(*c, opened);
             }
         }
@@ -1213,12 +1205,13 @@ async fn expiry_of(cut_at: Option<Instant>) {
     tokio::time::sleep_until(at.into()).await;
 }
 
-/// A path relative to a sequence's root, as both sides print it.
-fn relative(root: &str, path: &str) -> String {
-    match path.strip_prefix(root) {
-        Some("") => ".".into(),
-        Some(rest) if rest.starts_with('/') => rest[1..].into(),
-        _ => format!("(outside) {path}"),
+/// How both sides spell paths (relative to the sequence's root, `.` for the
+/// root) and session owners (the handle, `c0.1`; `-` for none).
+fn normalizer(root: &str) -> Normalizer {
+    Normalizer {
+        root: root.into(),
+        base_zxid: 0,
+        owners: BTreeMap::new(),
     }
 }
 
@@ -1441,15 +1434,16 @@ impl<'a> Real<'a> {
     /// What every handle saw, normalised as the model spells it, with the
     /// number of `Closed` events dropped after an `Expired`.
     fn observations(&self, model: &Model) -> (BTreeMap<String, Vec<String>>, usize) {
-        let mut owners: BTreeMap<String, String> = BTreeMap::new();
+        let mut norm = normalizer(&self.root);
         let mut raw = BTreeMap::new();
         for handle in model.seen.keys() {
             let lines = self.driver.seen(&self.driver_handle(handle));
             for line in &lines {
-                if let Some(rest) = line.strip_prefix("session SyncConnected ") {
-                    owners
-                        .entry(rest.to_string())
-                        .or_insert_with(|| handle.clone());
+                if let Some(session) = line
+                    .strip_prefix("session SyncConnected ")
+                    .and_then(session_id)
+                {
+                    norm.owners.entry(session).or_insert_with(|| handle.clone());
                 }
             }
             raw.insert(handle.clone(), lines);
@@ -1460,7 +1454,7 @@ impl<'a> Real<'a> {
             .map(|(handle, lines)| {
                 let mut out: Vec<String> = Vec::new();
                 for line in lines {
-                    let normal = self.normalise(&line, &owners);
+                    let normal = normalise(&line, &norm);
                     if normal.starts_with("session Closed ")
                         && out
                             .last()
@@ -1476,44 +1470,44 @@ impl<'a> Real<'a> {
             .collect();
         (seen, closed_after_expiry)
     }
+}
 
-    fn normalise(&self, line: &str, owners: &BTreeMap<String, String>) -> String {
-        let owner = |hex: &str| {
-            if hex == "0" {
-                "-".to_string()
-            } else {
-                owners
-                    .get(hex)
-                    .cloned()
-                    .unwrap_or_else(|| format!("(unknown session {hex})"))
-            }
-        };
-        let words: Vec<&str> = line.split(' ').collect();
-        match words.as_slice() {
-            ["session", state, hex] => format!("session {state} {}", owner(hex)),
-            ["watch", kind, path] => format!("watch {kind} {}", relative(&self.root, path)),
-            ["reply", ..] => {
-                let mut out = Vec::with_capacity(words.len());
-                let mut index = 0;
-                while index < words.len() {
-                    let word = words[index];
-                    if let Some(path) = word.strip_prefix("path=") {
-                        out.push(format!("path={}", relative(&self.root, path)));
-                    } else if word == "stat" && index + 6 < words.len() {
-                        out.push("stat".into());
-                        out.extend(words[index + 1..index + 4].iter().map(|w| w.to_string()));
-                        out.push(owner(words[index + 4]));
-                        out.extend(words[index + 5..index + 7].iter().map(|w| w.to_string()));
-                        index += 6;
-                    } else {
-                        out.push(word.to_string());
-                    }
-                    index += 1;
+/// A session id as the driver prints it, in hex.
+fn session_id(hex: &str) -> Option<SessionId> {
+    u64::from_str_radix(hex, 16).ok().map(|id| id as SessionId)
+}
+
+/// A line of the driver's in the model's words.
+fn normalise(line: &str, norm: &Normalizer) -> String {
+    let owner = |hex: &str| match session_id(hex) {
+        Some(session) => norm.owner(session),
+        None => format!("(unreadable session {hex})"),
+    };
+    let words: Vec<&str> = line.split(' ').collect();
+    match words.as_slice() {
+        ["session", state, hex] => format!("session {state} {}", owner(hex)),
+        ["watch", kind, path] => format!("watch {kind} {}", norm.path(path)),
+        ["reply", ..] => {
+            let mut out = Vec::with_capacity(words.len());
+            let mut index = 0;
+            while index < words.len() {
+                let word = words[index];
+                if let Some(path) = word.strip_prefix("path=") {
+                    out.push(format!("path={}", norm.path(path)));
+                } else if word == "stat" && index + 6 < words.len() {
+                    out.push("stat".into());
+                    out.extend(words[index + 1..index + 4].iter().map(|w| w.to_string()));
+                    out.push(owner(words[index + 4]));
+                    out.extend(words[index + 5..index + 7].iter().map(|w| w.to_string()));
+                    index += 6;
+                } else {
+                    out.push(word.to_string());
                 }
-                out.join(" ")
+                index += 1;
             }
-            _ => format!("(unreadable) {line}"),
+            out.join(" ")
         }
+        _ => format!("(unreadable) {line}"),
     }
 }
 

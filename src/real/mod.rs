@@ -52,14 +52,6 @@ const SESSION_TIMEOUT_MS: i32 = 10_000;
 /// A connection not used for this long is pinged before the next entry.
 const KEEPALIVE: Duration = Duration::from_secs(2);
 
-/// Where the real server's answer differs from the model's.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Difference {
-    pub what: String,
-    pub model: String,
-    pub real: String,
-}
-
 /// One transition done on both servers, in words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Done {
@@ -179,6 +171,9 @@ impl RealServer {
             .map_or(0, |(_, &real)| real)
     }
 
+    /// The model's zxid of real zxid `real`; one the model never made (a
+    /// transaction of the real server's alone) reads as its negation, which
+    /// no model zxid is, so a Stat that names it differs visibly.
     fn model_zxid(&self, real: i64) -> Zxid {
         self.model_zxids.get(&real).copied().unwrap_or(-real)
     }
@@ -209,7 +204,7 @@ impl RealServer {
 
     /// Pings every connection idle for a while, so that its session does not
     /// expire; nothing may arrive on it meanwhile.
-    fn keep_alive(&mut self) -> Result<Vec<Difference>, String> {
+    fn keep_alive(&mut self) -> Result<Vec<Done>, String> {
         let mut differences = Vec::new();
         let idle: Vec<SessionId> = (self.sessions.iter())
             .filter(|(_, session)| session.conn.is_some() && session.used.elapsed() > KEEPALIVE)
@@ -218,7 +213,7 @@ impl RealServer {
         for model in idle {
             let events = self.drain(model)?;
             if !events.is_empty() {
-                differences.push(Difference {
+                differences.push(Done {
                     what: format!("session {model:#x} while idle"),
                     model: "nothing".into(),
                     real: events.join(", "),
@@ -268,15 +263,7 @@ impl RealServer {
     /// something to compare. An error means the replay cannot go on (the
     /// server is gone, or the entry is something a real server cannot do).
     pub fn perform(&mut self, entry: &Entry) -> Result<Vec<Done>, String> {
-        let mut done: Vec<Done> = self
-            .keep_alive()?
-            .into_iter()
-            .map(|difference| Done {
-                what: difference.what,
-                model: difference.model,
-                real: difference.real,
-            })
-            .collect();
+        let mut done = self.keep_alive()?;
         match entry {
             Entry::Opened { session } => {
                 let connected = Conn::connect(&self.address, 0, &[0; 16], SESSION_TIMEOUT_MS, 0)
