@@ -8,7 +8,8 @@
 //!
 //! The checker's choices are [`Action`]s. Those that make progress:
 //! - `Invoke(c)`: the application gives client `c` its next scripted command,
-//!   once the previous one has returned;
+//!   once the previous one has returned (and, where the library renews lost
+//!   sessions, once it has a session again);
 //! - `Serve(c)`: the server serves `c`'s oldest request; the notifications go
 //!   on each watcher's link before the reply goes on `c`'s;
 //! - `Deliver(c)`: `c`'s client library takes the next message off its link
@@ -897,8 +898,16 @@ impl<R: Recipe> World<R> {
                     let recipe = self.recipe(client);
                     let busy = recipe.is_busy(&process.recipe);
                     let next = self.scripts[client].get(usize::from(process.commands_given));
-                    if next
-                        .is_some_and(|command| !busy || recipe.interrupts(&process.recipe, command))
+                    let library = state.net.client(client).state();
+                    // A library that will renew its lost session holds the
+                    // application's next call until it has (Curator's calls
+                    // wait for a connection), rather than fail it on a handle
+                    // about to be replaced.
+                    let renewing = library == ConnState::Expired && self.renews;
+                    if !renewing
+                        && next.is_some_and(|command| {
+                            !busy || recipe.interrupts(&process.recipe, command)
+                        })
                     {
                         emit(Action::Invoke(client))?;
                     }
@@ -908,11 +917,10 @@ impl<R: Recipe> World<R> {
                     if state.net.can_deliver(client) {
                         emit(Action::Deliver(client))?;
                     }
-                    let library = state.net.client(client).state();
                     if library == ConnState::Disconnected && !state.net.links[client].broken {
                         emit(Action::Reconnect(client))?;
                     }
-                    if library == ConnState::Expired && self.renews {
+                    if renewing {
                         emit(Action::Renew(client))?;
                     }
                 }
