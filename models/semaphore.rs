@@ -61,6 +61,17 @@
 //! ([`Contender::trusting`]), and what it believes is the semaphore's
 //! business, not the application's, so its observations are dropped.
 //!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator and kazoo
+//! do): when its session is lost a holder has lost its lease and a pending
+//! `acquire` returns unacquired (`Lost`, `GaveUp`, as with `Expired` above);
+//! once its library has opened a new session the application may `acquire`
+//! again. The server keeps the old session, and its lease node, until that
+//! session times out. The reference tells its own lease node from its
+//! previous session's by its name, as the lock does: the GUID names the
+//! session as well as the process (`c0s1-lease-` in the second session), and
+//! recovering a lost create looks only for this session's GUID. (Curator
+//! gets the same from a fresh UUID for every protected create.)
+//!
 //! Fault budgets: it refuses none ([`Catalogued::check_faults`]). A restarted
 //! process has a GUID of its own, so it never adopts its predecessor's nodes,
 //! which live until the server expires the old session; the world tells the
@@ -96,7 +107,12 @@
 //!   the attempt without deleting the lease node;
 //! - `trusting`: the application without the connection state listener
 //!   Curator's documentation asks for: a holder goes on believing through
-//!   `Disconnected` until it hears `Expired`.
+//!   `Disconnected` until it hears `Expired`;
+//! - `process_guid`: kazoo's GUID, a uuid of the semaphore object, kept for
+//!   the life of the process across renewed sessions (for its lease nodes
+//!   and its internal lock's). Recovering a lost create in a new session can
+//!   adopt the lease node of the session its library gave up, which goes
+//!   when the server times that session out.
 //!
 //! What the semaphore promises (`Semaphore::properties`):
 //! - `leases_within_limit`, on beliefs: at most `maxLeases` clients believe
@@ -178,6 +194,7 @@ pub enum Variant {
     CreateThenCheck,
     Leaky,
     Trusting,
+    ProcessGuid,
 }
 
 /// What the application asks of the semaphore.
@@ -301,6 +318,8 @@ pub struct State {
     pub node: Option<Arc<str>>,
     /// The internal lock (idle in the variants without one).
     pub lock: contender::State,
+    /// How many times its client library renewed its session.
+    pub renewals: u8,
 }
 
 impl State {
@@ -309,6 +328,7 @@ impl State {
             phase: Phase::Idle,
             node: None,
             lock: contender::State::new(Role::Lock),
+            renewals: 0,
         }
     }
 
@@ -350,9 +370,13 @@ impl fmt::Display for State {
             self.lock.phase,
             contender::Phase::Idle | contender::Phase::Dead
         ) {
-            write!(f, "; internal lock {}", self.lock)?;
+            // The internal lock's words name the session already.
+            write!(f, "; internal lock {}", self.lock)
+        } else if self.renewals > 0 {
+            write!(f, ", session {}", self.renewals + 1)
+        } else {
+            Ok(())
         }
-        Ok(())
     }
 }
 
@@ -372,6 +396,9 @@ impl Semaphore {
         let mut lock = Contender::new(LOCKS, lock::decide);
         // Curator's mutex keeps no connection state listener of its own.
         lock.trusting = true;
+        // kazoo's lock inside its semaphore names its nodes after the same
+        // object, whatever the session.
+        lock.session_guid = variant != Variant::ProcessGuid;
         Semaphore {
             variant,
             max_leases,
@@ -430,15 +457,22 @@ impl Semaphore {
         state.phase = Phase::Creating;
         state.node = None;
         out.send(Op::Create {
-            path: self.leases.child(&self.prefix(me)),
+            path: self.leases.child(&self.prefix(me, state)),
             data: None,
             mode: CreateMode::EphemeralSequential,
         });
     }
 
-    /// Our lease nodes' names before the sequence number: `c0-lease-`.
-    pub fn prefix(&self, me: Incarnation) -> String {
-        format!("{}-{}", me.guid(), contender::marker(Role::Lease))
+    /// Our lease nodes' names before the sequence number: `c0-lease-`, and
+    /// once the library renewed the session `c0s1-lease-`, but for
+    /// `process_guid`, whose GUID lives as long as the process.
+    pub fn prefix(&self, me: Incarnation, state: &State) -> String {
+        let marker = contender::marker(Role::Lease);
+        if state.renewals > 0 && self.variant != Variant::ProcessGuid {
+            format!("{}s{}-{marker}", me.guid(), state.renewals)
+        } else {
+            format!("{}-{marker}", me.guid())
+        }
     }
 
     /// Step 3, first without a watch (`Semaphore::list_to_wait` says why).
@@ -586,7 +620,7 @@ impl Semaphore {
                 });
             }
             (Phase::Recovering, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
-                let prefix = self.prefix(me);
+                let prefix = self.prefix(me, state);
                 match names.iter().find(|name| name.starts_with(&prefix)) {
                     Some(name) => self.known(state, name.clone(), out),
                     // `check_then_create` counts again before creating.
@@ -697,6 +731,14 @@ impl Semaphore {
                 state.phase = Phase::Dead;
                 state.node = None;
             }
+            // A new session after the last one was lost: its library renewed
+            // it. Nothing is held or pending (the loss ended that); the
+            // application may acquire again, under a GUID of this session.
+            SessionEvent::SyncConnected if state.phase == Phase::Dead => {
+                state.phase = Phase::Idle;
+                state.node = None;
+                state.renewals = state.renewals.saturating_add(1);
+            }
             _ => {}
         }
         self.with_lock(state, out, |lock, s, e| lock.on_session(s, event, e));
@@ -726,7 +768,8 @@ impl Recipe for Semaphore {
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
-        if state.phase == Phase::Dead {
+        let renewed = matches!(input, Input::Session(SessionEvent::SyncConnected));
+        if state.phase == Phase::Dead && !renewed {
             return;
         }
         match input {
@@ -792,6 +835,10 @@ impl fmt::Display for Command {
 }
 
 impl Catalogued for Semaphore {
+    /// After `Expired` a holder has lost its lease and a pending `acquire`
+    /// returns unacquired; once its library opened a new session the
+    /// application may acquire again, under a GUID of that session.
+    const RENEWS: bool = true;
     const NAME: &'static str = "semaphore";
     const DOCS: Docs = Docs {
         summary: "the counting semaphore (Curator's InterProcessSemaphoreV2): under an internal lock, a sequential ephemeral node under /semaphore/leases; at most max_leases (2) held at once",
@@ -801,6 +848,7 @@ impl Catalogued for Semaphore {
             ("create_then_check", "Curator's steps without the internal lock: every waiter watches the leases, and all may wait for ever"),
             ("leaky", "Curator before CURATOR-335: a lost count throws without deleting the lease node, which eats a lease"),
             ("trusting", "ignores Disconnected and believes it holds its lease until it hears Expired"),
+            ("process_guid", "keeps one GUID across renewed sessions (kazoo's, a uuid of the semaphore object): recovering a lost create may adopt its previous session's lease node"),
         ],
         commands: &[
             ("acquire", "block until a lease is held (or the attempt fails on a lost count)"),
@@ -819,6 +867,7 @@ impl Catalogued for Semaphore {
         ("create_then_check", Variant::CreateThenCheck),
         ("leaky", Variant::Leaky),
         ("trusting", Variant::Trusting),
+        ("process_guid", Variant::ProcessGuid),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("acquire", Command::Acquire), ("release", Command::Release)];

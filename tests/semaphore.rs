@@ -113,6 +113,7 @@ fn state(phase: Phase, node: Option<&str>, lock: contender::State) -> State {
         phase,
         node: node.map(Arc::from),
         lock,
+        renewals: 0,
     }
 }
 
@@ -146,13 +147,19 @@ fn run(variant: Variant, s: &mut State, input: Input<Command>) -> Effects {
 }
 
 /// The variants that take the internal lock, and those that do not.
-const LOCKED: [Variant; 3] = [Variant::Reference, Variant::Leaky, Variant::Trusting];
-const ALL: [Variant; 5] = [
+const LOCKED: [Variant; 4] = [
+    Variant::Reference,
+    Variant::Leaky,
+    Variant::Trusting,
+    Variant::ProcessGuid,
+];
+const ALL: [Variant; 6] = [
     Variant::Reference,
     Variant::CheckThenCreate,
     Variant::CreateThenCheck,
     Variant::Leaky,
     Variant::Trusting,
+    Variant::ProcessGuid,
 ];
 
 /// Every lease phase, once each.
@@ -798,7 +805,8 @@ fn sync_connected_while_suspended_asks_whether_its_node_exists() {
 #[test]
 fn sync_connected_otherwise_does_nothing() {
     for phase in all_phases() {
-        if phase == Phase::Suspended {
+        // Suspended checks its node; Dead has a renewed session.
+        if phase == Phase::Suspended || phase == Phase::Dead {
             continue;
         }
         let mut s = unlocked(phase.clone(), Some(MINE));
@@ -918,8 +926,9 @@ fn a_dead_process_ignores_everything() {
         reply(count(false), children(&[MINE])),
         reply(create_lease(), created(lease(MINE))),
         event(EventType::NodeChildrenChanged, Path::new(LEASES)),
-        session(SessionEvent::SyncConnected),
     ];
+    // (`SyncConnected` after `Expired` is a renewed session:
+    // `a_renewed_session_names_its_lease_nodes_anew`.)
     for input in inputs {
         let mut s = dead();
         let out = run(Variant::Reference, &mut s, input.clone());
@@ -1039,7 +1048,8 @@ fn the_catalogue() {
             "check_then_create",
             "create_then_check",
             "leaky",
-            "trusting"
+            "trusting",
+            "process_guid"
         ]
     );
     let commands: Vec<&str> = Semaphore::COMMANDS.iter().map(|(name, _)| *name).collect();
@@ -1342,4 +1352,61 @@ fn expire_holder_0() -> [Action; 3] {
         Action::Deliver(0),
         Action::Fault(Fault::new(Kind::Expire, 0)),
     ]
+}
+
+// ---------------------------------------------------------------------------
+// Renewed sessions.
+// ---------------------------------------------------------------------------
+
+/// A holder whose session is lost has lost its lease; once its library
+/// opened a new session it is idle in session 2, its internal lock too, and
+/// a lost create of its next lease node is recovered by this session's GUID
+/// in the reference (`c0s1-lease-`), by the process's in `process_guid`,
+/// which adopts the old session's node still on the server.
+#[test]
+fn a_renewed_session_names_its_lease_nodes_anew() {
+    const OLD: &str = MINE;
+    const NEW: &str = "c0s1-lease-0000000004";
+    const OTHERS: &str = "c0-lease-0000000004";
+    for (variant, prefix, adopted) in [
+        (Variant::Reference, "c0s1-lease-", NEW),
+        (Variant::ProcessGuid, "c0-lease-", OLD),
+    ] {
+        let mut s = unlocked(Phase::Held, Some(OLD));
+        let out = run(variant, &mut s, session(SessionEvent::Expired));
+        assert_eq!(out, effects(vec![], vec![Observation::Lost]), "{variant:?}");
+        assert_eq!(s.phase, Phase::Dead);
+        let out = run(variant, &mut s, session(SessionEvent::SyncConnected));
+        assert_eq!(out, nothing(), "{variant:?}");
+        assert_eq!(
+            (s.phase.clone(), s.renewals),
+            (Phase::Idle, 1),
+            "{variant:?}"
+        );
+        assert_eq!(
+            s.lock.renewals, 1,
+            "{variant:?}: the internal lock's session"
+        );
+        assert_eq!(s.to_string(), "Idle, session 2");
+
+        let mut s = State {
+            renewals: 1,
+            ..locked(Phase::Creating, None)
+        };
+        let create = create_op(lease(prefix), CreateMode::EphemeralSequential);
+        let out = run(variant, &mut s, reply(create, lost()));
+        assert_eq!(out, effects(vec![count(false)], vec![]), "{variant:?}");
+        // The old session's node, and the node the lost create made (or,
+        // for process_guid, a node it made later: same prefix, newer).
+        let listing = children(&[
+            OLD,
+            if variant == Variant::Reference {
+                NEW
+            } else {
+                OTHERS
+            },
+        ]);
+        run(variant, &mut s, reply(count(false), listing));
+        assert_eq!(s.node.as_deref(), Some(adopted), "{variant:?}");
+    }
 }
