@@ -30,6 +30,14 @@
 //! handle is dead and it can never learn that the barrier went, so it gives
 //! up ([`Phase::Dead`]).
 //!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! kazoo's libraries do): the wait that the lost session interrupted
+//! returned unsuccessfully (`GaveUp`); once its library has opened a new
+//! session the application waits again, from step 1 (Curator's
+//! `DistributedBarrier.waitOnBarrier` throws, and the application calls it
+//! again), since its watch died with the old session. A controller whose
+//! delete was in flight deletes again (NONODE meaning lifted).
+//!
 //! Variants ([`Variant`]):
 //! - `reference`: the above;
 //! - `no_recheck`: proceeds on any callback of its watcher without asking
@@ -43,7 +51,9 @@
 //!   set: the client library registers a watch only from a reply, so
 //!   SetWatches does not carry it. Either half alone is harmless (the
 //!   reference's re-check on `SyncConnected` rescues the wait; asking again
-//!   on a loss needs no such re-check); together they wait forever.
+//!   on a loss needs no such re-check); together they wait forever;
+//! - `waits_on_old_watch`: after a renewal goes on waiting for the event of
+//!   the watch it set in its old session, which died with that session.
 //!
 //! Properties: **no early pass** (no client has passed while the barrier node
 //! exists) and **waiters proceed** (where nothing but a fault can happen and
@@ -69,6 +79,7 @@ pub enum Variant {
     NoRecheck,
     LossIsGone,
     LossWaits,
+    WaitsOnOldWatch,
 }
 
 /// What the application asks of the barrier.
@@ -98,10 +109,14 @@ pub enum Phase {
     Dead,
 }
 
-/// One client's barrier state: its phase, nothing else.
+/// One client's barrier state: its phase, and what its session's end
+/// interrupted.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct State {
     pub phase: Phase,
+    /// The call that was in flight when the session ended, which the
+    /// application makes again once its library renewed the session.
+    pub interrupted: Option<Command>,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -187,6 +202,21 @@ impl Barrier {
         });
     }
 
+    /// A session of its own again: make the interrupted call again, but
+    /// for `waits_on_old_watch`, which waits on as if its watch had
+    /// outlived the session.
+    fn renewed(&self, state: &mut State, out: &mut Effects) {
+        state.phase = Phase::Idle;
+        match state.interrupted.take() {
+            Some(Command::Wait) if self.variant == Variant::WaitsOnOldWatch => {
+                state.phase = Phase::Waiting
+            }
+            Some(Command::Wait) => self.check(state, out),
+            Some(Command::Lift) => self.lift(state, out),
+            None => {}
+        }
+    }
+
     /// A callback of the watcher while waiting (step 4).
     fn on_callback(&self, state: &mut State, session: Option<SessionEvent>, out: &mut Effects) {
         if state.phase != Phase::Waiting {
@@ -220,7 +250,10 @@ impl Recipe for Barrier {
     }
 
     fn init(&self, _me: Incarnation) -> State {
-        State { phase: Phase::Idle }
+        State {
+            phase: Phase::Idle,
+            interrupted: None,
+        }
     }
 
     fn handle(
@@ -231,6 +264,7 @@ impl Recipe for Barrier {
         out: &mut Effects,
     ) {
         match (state.phase, input) {
+            (Phase::Dead, Input::Session(SessionEvent::SyncConnected)) => self.renewed(state, out),
             (Phase::Dead, _) => {}
             (Phase::Idle, Input::Command(Command::Wait)) => self.check(state, out),
             (Phase::Idle, Input::Command(Command::Lift)) => self.lift(state, out),
@@ -244,6 +278,7 @@ impl Recipe for Barrier {
                     }
                     Verdict::GiveUp => {
                         out.observe(Observation::GaveUp);
+                        state.interrupted = Some(Command::Wait);
                         Phase::Dead
                     }
                 }
@@ -255,12 +290,19 @@ impl Recipe for Barrier {
                         out.send(op);
                         Phase::Lifting
                     }
-                    _ => Phase::Dead,
+                    _ => {
+                        state.interrupted = Some(Command::Lift);
+                        Phase::Dead
+                    }
                 }
             }
             (_, Input::Session(SessionEvent::Expired | SessionEvent::Closed)) => {
                 if matches!(state.phase, Phase::Checking | Phase::Waiting) {
                     out.observe(Observation::GaveUp);
+                    state.interrupted = Some(Command::Wait);
+                }
+                if state.phase == Phase::Lifting {
+                    state.interrupted = Some(Command::Lift);
                 }
                 if state.phase != Phase::Passed && state.phase != Phase::Lifted {
                     state.phase = Phase::Dead;
@@ -302,6 +344,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Barrier {
+    /// Once its library opened a new session the application makes the call
+    /// the lost session interrupted (a wait, a lift) again.
+    const RENEWS: bool = true;
     const NAME: &'static str = "barrier";
     const DOCS: Docs = Docs {
         summary:
@@ -320,6 +365,10 @@ impl Catalogued for Barrier {
                 "loss_waits",
                 "reads a lost exists reply as \"my watch is set\" and waits",
             ),
+            (
+                "waits_on_old_watch",
+                "after a renewed session waits on for the watch of its old session",
+            ),
         ],
         commands: &[
             ("wait", "block until the barrier is gone"),
@@ -333,6 +382,7 @@ impl Catalogued for Barrier {
         ("no_recheck", Variant::NoRecheck),
         ("loss_is_gone", Variant::LossIsGone),
         ("loss_waits", Variant::LossWaits),
+        ("waits_on_old_watch", Variant::WaitsOnOldWatch),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("wait", Command::Wait), ("lift", Command::Lift)];
@@ -403,11 +453,12 @@ mod tests {
     use super::*;
     use crate::store::Stat;
 
-    const VARIANTS: [Variant; 4] = [
+    const VARIANTS: [Variant; 5] = [
         Variant::Reference,
         Variant::NoRecheck,
         Variant::LossIsGone,
         Variant::LossWaits,
+        Variant::WaitsOnOldWatch,
     ];
 
     #[test]

@@ -16,13 +16,23 @@
 //!    one-shot. After a disconnection the client library sets the watch
 //!    again and fires it if the data changed meanwhile. A reader whose
 //!    session expired can no longer read: it knows it, and is out.
+//! 4. Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//!    kazoo's libraries do): watches die with their session, so once its
+//!    library has opened a new session a reader reads again, with a watch,
+//!    as Curator's `NodeCache` and kazoo's `DataWatch` do on reconnecting
+//!    after a lost session; a writer whose write was in flight when the
+//!    session ended writes the same value again (the write may or may not
+//!    have been applied; writing it twice is harmless).
 //!
 //! Variants ([`Variant`]):
 //! - `reference`: the above;
 //! - `read_then_watch`: reads without a watch, then sets the watch with
 //!   `exists`: a write between the two is missed;
 //! - `one_shot`: reads again on a notification, without a watch, so it
-//!   hears of the first change only.
+//!   hears of the first change only;
+//! - `keeps_old_watch`: after a renewal the reader carries on with the value
+//!   it held, as if its watch had outlived its session; the next write goes
+//!   unheard.
 
 use stateright::Property;
 
@@ -40,6 +50,7 @@ pub enum Variant {
     Reference,
     ReadThenWatch,
     OneShot,
+    KeepsOldWatch,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -72,6 +83,9 @@ pub struct State {
     pub value: Option<u8>,
     /// A read after the first brought a new value.
     pub updated: bool,
+    /// The session ended with the application's call (a write, a read) in
+    /// flight: a renewed session makes it again.
+    pub interrupted: bool,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -120,7 +134,7 @@ impl Configuration {
     fn read(&self, state: &mut State, first: bool, out: &mut Effects) {
         state.phase = Phase::Reading;
         let watch = match self.variant {
-            Variant::Reference => true,
+            Variant::Reference | Variant::KeepsOldWatch => true,
             Variant::ReadThenWatch => false,
             Variant::OneShot => first,
         };
@@ -136,6 +150,24 @@ impl Configuration {
         }
     }
 
+    /// Step 4: a session of its own again. A writer makes its interrupted
+    /// write again; a reader reads again with a watch, but for
+    /// `keeps_old_watch`, which goes on holding its value.
+    fn renewed(&self, state: &mut State, out: &mut Effects) {
+        let interrupted = std::mem::take(&mut state.interrupted);
+        state.phase = Phase::Idle;
+        if state.written > 0 {
+            if interrupted {
+                state.phase = Phase::Writing;
+                out.send(self.write(state.written));
+            }
+        } else if state.value.is_some() && self.variant == Variant::KeepsOldWatch {
+            state.phase = Phase::Holding;
+        } else if state.value.is_some() || interrupted {
+            self.read(state, true, out);
+        }
+    }
+
     fn write(&self, written: u8) -> Op {
         Op::SetData {
             path: self.config.clone(),
@@ -146,7 +178,7 @@ impl Configuration {
 
     fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects) {
         match (&op, result) {
-            (_, Err(ErrorCode::SessionExpired)) => state.phase = Phase::Dead,
+            (_, Err(ErrorCode::SessionExpired)) => die(state),
             (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
             (Op::SetData { .. }, Ok(_)) => state.phase = Phase::Idle,
             (Op::GetData { .. }, Ok(Response::Data { data, .. }))
@@ -162,6 +194,14 @@ impl Configuration {
             _ => {}
         }
     }
+}
+
+/// The session ended: out, remembering whether a call was in flight.
+fn die(state: &mut State) {
+    if state.phase != Phase::Dead {
+        state.interrupted = matches!(state.phase, Phase::Writing | Phase::Reading);
+    }
+    state.phase = Phase::Dead;
 }
 
 impl Recipe for Configuration {
@@ -189,6 +229,7 @@ impl Recipe for Configuration {
             written: 0,
             value: None,
             updated: false,
+            interrupted: false,
         }
     }
 
@@ -216,8 +257,9 @@ impl Recipe for Configuration {
                 self.read(state, false, out)
             }
             Input::Watch(_) => {}
-            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => {
-                state.phase = Phase::Dead
+            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => die(state),
+            Input::Session(SessionEvent::SyncConnected) if state.phase == Phase::Dead => {
+                self.renewed(state, out)
             }
             Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
         }
@@ -248,6 +290,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Configuration {
+    /// Once its library opened a new session a reader reads again with a
+    /// watch, and a writer makes its interrupted write again.
+    const RENEWS: bool = true;
     const NAME: &'static str = "configuration";
     const DOCS: Docs = Docs {
         summary: "a configuration reader: a writer sets /config, readers read it with a watch and follow it",
@@ -255,6 +300,7 @@ impl Catalogued for Configuration {
             ("reference", "reads with getData and a watch in one request, again on every change"),
             ("read_then_watch", "reads without a watch, then sets one with exists: misses a write between"),
             ("one_shot", "reads again on a change without a watch: hears of the first change only"),
+            ("keeps_old_watch", "after a renewed session goes on with the value it held, as if its watch had outlived the session"),
         ],
         commands: &[
             ("read", "read the configuration and follow it"),
@@ -270,6 +316,7 @@ impl Catalogued for Configuration {
         ("reference", Variant::Reference),
         ("read_then_watch", Variant::ReadThenWatch),
         ("one_shot", Variant::OneShot),
+        ("keeps_old_watch", Variant::KeepsOldWatch),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("read", Command::Read), ("write", Command::Write)];

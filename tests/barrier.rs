@@ -16,7 +16,7 @@ use zoocheck::store::{
 use zoocheck::world::{Action, World, WorldState};
 
 mod actor;
-use actor::{effects, lost, nothing, walk};
+use actor::{effects, expire_and_renew, lost, nothing, walk};
 
 const ME: Incarnation = Incarnation {
     client: 0,
@@ -43,15 +43,27 @@ mod barrier {
         BARRIER,
     };
 
-    const ALL: [Variant; 4] = [
+    const ALL: [Variant; 5] = [
         Variant::Reference,
         Variant::NoRecheck,
         Variant::LossIsGone,
         Variant::LossWaits,
+        Variant::WaitsOnOldWatch,
     ];
 
     fn st(phase: Phase) -> State {
-        State { phase }
+        State {
+            phase,
+            interrupted: None,
+        }
+    }
+
+    /// Dead, with the call its session's end interrupted.
+    fn dead(interrupted: Option<Command>) -> State {
+        State {
+            phase: Phase::Dead,
+            interrupted,
+        }
     }
 
     fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
@@ -62,6 +74,29 @@ mod barrier {
 
     fn node() -> Path {
         Path::new(BARRIER)
+    }
+
+    /// Once its library opened a new session the application waits again
+    /// from step 1 (its watch died with the old session), but for
+    /// `waits_on_old_watch`; a client with nothing under way stays idle.
+    #[test]
+    fn a_renewed_wait_is_made_again() {
+        let dead = |s: &State| s.phase == Phase::Dead;
+        for variant in ALL {
+            let mut s = st(Phase::Waiting);
+            let out = expire_and_renew(&Barrier::new(variant), ME, &mut s, dead);
+            if variant == Variant::WaitsOnOldWatch {
+                assert_eq!(out, nothing(), "{variant:?}");
+                assert_eq!(s, st(Phase::Waiting), "{variant:?}");
+            } else {
+                assert_eq!(out, effects(vec![exists_op()], vec![]), "{variant:?}");
+                assert_eq!(s, st(Phase::Checking), "{variant:?}");
+            }
+        }
+        let mut s = st(Phase::Idle);
+        let out = expire_and_renew(&Barrier::new(Variant::Reference), ME, &mut s, dead);
+        assert_eq!(out, nothing());
+        assert_eq!(s, st(Phase::Idle));
     }
 
     fn exists_op() -> Op {
@@ -156,7 +191,7 @@ mod barrier {
             let mut s = st(Phase::Checking);
             let out = run(variant, &mut s, reply(exists_op(), expired()));
             assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
-            assert_eq!(s, st(Phase::Dead));
+            assert_eq!(s, dead(Some(Command::Wait)));
         }
     }
 
@@ -242,12 +277,13 @@ mod barrier {
                 let mut s = st(phase);
                 let out = run(Variant::Reference, &mut s, Input::Session(event));
                 assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
-                assert_eq!(s, st(Phase::Dead));
+                assert_eq!(s, dead(Some(Command::Wait)));
             }
-            for phase in [Phase::Idle, Phase::Lifting] {
+            for (phase, interrupted) in [(Phase::Idle, None), (Phase::Lifting, Some(Command::Lift))]
+            {
                 let mut s = st(phase);
                 let out = run(Variant::Reference, &mut s, Input::Session(event));
-                assert_eq!((out, s), (nothing(), st(Phase::Dead)), "{phase:?}");
+                assert_eq!((out, s), (nothing(), dead(interrupted)), "{phase:?}");
             }
             for phase in [Phase::Passed, Phase::Lifted] {
                 let mut s = st(phase);
@@ -264,8 +300,9 @@ mod barrier {
             Input::Command(Command::Wait),
             event(EventType::NodeDeleted),
             reply(exists_op(), Ok(Response::Exists(None))),
-            Input::Session(SessionEvent::SyncConnected),
         ] {
+            // (`SyncConnected` after `Expired` is a renewed session:
+            // `a_renewed_wait_is_made_again`.)
             let out = run(Variant::NoRecheck, &mut s, input);
             assert_eq!((out, s), (nothing(), st(Phase::Dead)));
         }
@@ -286,7 +323,7 @@ mod barrier {
         );
         let mut s = st(Phase::Lifting);
         let out = run(Variant::Reference, &mut s, reply(delete_op(), expired()));
-        assert_eq!((out, s), (nothing(), st(Phase::Dead)));
+        assert_eq!((out, s), (nothing(), dead(Some(Command::Lift))));
     }
 
     #[test]
@@ -393,7 +430,7 @@ mod barrier {
                 Action::Reconnect(2),
             ],
         );
-        assert_eq!(state.processes[2].recipe, st(Phase::Dead));
+        assert_eq!(state.processes[2].recipe, dead(Some(Command::Wait)));
         state = walk(
             &world,
             state,
@@ -460,7 +497,13 @@ mod barrier {
         let names: Vec<&str> = Barrier::VARIANTS.iter().map(|(name, _)| *name).collect();
         assert_eq!(
             names,
-            ["reference", "no_recheck", "loss_is_gone", "loss_waits"]
+            [
+                "reference",
+                "no_recheck",
+                "loss_is_gone",
+                "loss_waits",
+                "waits_on_old_watch"
+            ]
         );
         let properties: Vec<&str> = <Barrier as Catalogued>::properties()
             .iter()
@@ -495,6 +538,7 @@ mod double_barrier {
             phase,
             node: node.map(Arc::from),
             ready_seen: false,
+            interrupted: false,
         }
     }
 
@@ -1212,7 +1256,8 @@ mod double_barrier {
                 "count",
                 "count_all",
                 "watch_after_listing",
-                "forget_early_ready"
+                "forget_early_ready",
+                "rejoins"
             ]
         );
         let properties: Vec<&str> = <DoubleBarrier as Catalogued>::properties()

@@ -35,6 +35,7 @@ fn st(phase: Phase, written: u8, value: Option<u8>, updated: bool) -> State {
         written,
         value,
         updated,
+        interrupted: false,
     }
 }
 
@@ -246,4 +247,30 @@ fn world_a_write_between_the_read_and_the_watch_is_missed_only_when_they_are_apa
     assert!(reference.is_quiescent(&state));
     assert_eq!(state.processes[1].recipe.value, Some(1));
     assert!(readers_hold_the_last_value(&reference, &state));
+}
+
+/// Watches die with their session: once its library opened a new session a
+/// reader reads again with a watch, and `keeps_old_watch` goes on holding
+/// its value; a writer makes its interrupted write again.
+#[test]
+fn a_renewed_session_reads_again_and_writes_again() {
+    let dead = |s: &State| s.phase == Phase::Dead;
+    let renew = |variant: Variant, s: &mut State| {
+        expire_and_renew(&Configuration::new(variant), ME, s, dead).requests
+    };
+    for (variant, again, phase) in [
+        (Variant::Reference, vec![get(true)], Phase::Reading),
+        (Variant::KeepsOldWatch, vec![], Phase::Holding),
+    ] {
+        let mut s = st(Phase::Holding, 0, Some(1), false);
+        assert_eq!(renew(variant, &mut s), again, "{variant:?}");
+        assert_eq!(s, st(phase, 0, Some(1), false), "{variant:?}");
+    }
+    let mut s = st(Phase::Writing, 2, None, false);
+    assert_eq!(renew(Variant::Reference, &mut s), vec![set("2")]);
+    assert_eq!(s, st(Phase::Writing, 2, None, false));
+    // A writer whose last write had returned has nothing to make again.
+    let mut s = st(Phase::Idle, 2, None, false);
+    assert!(renew(Variant::Reference, &mut s).is_empty());
+    assert_eq!(s, st(Phase::Idle, 2, None, false));
 }

@@ -98,6 +98,26 @@ pub fn session<C>(event: SessionEvent) -> Input<C> {
     Input::Session(event)
 }
 
+/// The session is lost (`Expired`, its phase asserted as `dead`), then its
+/// library opens a new one (`SyncConnected`): what the renewal sent.
+pub fn expire_and_renew<R: Recipe>(
+    recipe: &R,
+    me: zoocheck::recipe::Incarnation,
+    state: &mut R::State,
+    dead: impl Fn(&R::State) -> bool,
+) -> Effects<R::Fact> {
+    recipe.handle(
+        me,
+        state,
+        session(SessionEvent::Expired),
+        &mut Effects::default(),
+    );
+    assert!(dead(state), "{state:?} after Expired");
+    let mut out = Effects::default();
+    recipe.handle(me, state, session(SessionEvent::SyncConnected), &mut out);
+    out
+}
+
 pub fn event<C>(kind: EventType, path: Path) -> Input<C> {
     Input::Watch(WatchEvent { kind, path })
 }
