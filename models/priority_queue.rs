@@ -15,6 +15,10 @@
 //!
 //! Everything else is the queue's reference (`guid`): persistent items named
 //! by their GUID, lowest first, a `NONODE` means someone else took it.
+//! Under renewed sessions it does what the queue does: once its library has
+//! opened a new session the application makes the interrupted calls again,
+//! a take from a fresh listing, since its list and its watch ended with the
+//! old session.
 //!
 //! Variants ([`Variant`]):
 //! - `fresh` (the reference): the seed's invalidation;
@@ -276,6 +280,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for PriorityQueue {
+    /// Once its library opened a new session the application makes the
+    /// calls the lost session interrupted again (the queue's module doc).
+    const RENEWS: bool = true;
     /// A restarted producer numbers its puts from 0 again, and an item is
     /// named by its producer's client and serial, not by its process: its
     /// new items could not be told from its predecessor's, and the checker

@@ -69,6 +69,23 @@
 //!   deleted the marker or receipt. Sound because nobody else touches them
 //!   and each name is used once (the item's, and the consumer's take count).
 //!
+//! - `forgets_expired`: `exactly_once` whose application takes a call that
+//!   failed with SESSIONEXPIRED for not done (see renewed sessions below).
+//!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! kazoo's libraries do): a call in flight when the session ended may or
+//! may not have been applied: a request of it whose reply was lost with the
+//! connection may have been, and the recovery that would have found out is
+//! what the expiry fails with SESSIONEXPIRED. Items, markers and receipts are persistent and named by item or by
+//! take, not by session, so once its library has opened a new session the
+//! application makes the interrupted call again through the same recovery a
+//! lost reply takes: a put looks for its item (by GUID, or by its marker),
+//! or creates again (`blind`); a take whose transaction was sent asks
+//! whether its receipt exists, a delete is sent again, and a take that had
+//! not got that far lists again, its watch having died with the session.
+//! `forgets_expired` gives the interrupted calls up instead: a take whose
+//! transaction the server applied took the item off the queue for no one.
+//!
 //! The priority queue ([`super::priority_queue`]) is this actor with
 //! priorities in the names and one more knob ([`OnChange`]).
 
@@ -102,6 +119,7 @@ pub enum Variant {
     Blind,
     Unsorted,
     ExactlyOnce,
+    ForgetsExpired,
 }
 
 /// What the application asks of the queue.
@@ -260,6 +278,9 @@ pub struct State {
     /// The priority queue: some take took an item ahead of an older one of
     /// lower priority in its listing.
     pub jumped: bool,
+    /// The put and the take the session's end interrupted, which the
+    /// application makes again once its library renewed the session.
+    pub interrupted: (Put, Take),
 }
 
 impl State {
@@ -273,6 +294,7 @@ impl State {
             batch: Vec::new(),
             listing: Vec::new(),
             jumped: false,
+            interrupted: (Put::Idle, Take::Idle),
         }
     }
 }
@@ -304,6 +326,13 @@ impl std::fmt::Display for State {
         if self.take != Take::Idle {
             parts.push(format!("take {}", self.take));
         }
+        let (put, take) = &self.interrupted;
+        if *put != Put::Idle {
+            parts.push(format!("interrupted put {put}"));
+        }
+        if *take != Take::Idle {
+            parts.push(format!("interrupted take {take}"));
+        }
         let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
         if !self.batch.is_empty() {
             parts.push(format!("batch {}", list(&self.batch)));
@@ -333,6 +362,8 @@ pub struct Queue {
     /// Keep the latest listing and what each take passed over (the priority
     /// queue's property reads them).
     pub record_listing: bool,
+    /// Make the calls a lost session interrupted again in the renewed one.
+    pub resumes: bool,
 }
 
 impl Queue {
@@ -346,6 +377,7 @@ impl Queue {
             sorted: true,
             on_change: OnChange::Ignore,
             record_listing: false,
+            resumes: true,
         };
         match variant {
             Variant::Guid => {}
@@ -355,6 +387,11 @@ impl Queue {
             Variant::ExactlyOnce => {
                 queue.put_recovery = PutRecovery::Marker;
                 queue.take_by = TakeBy::Receipt;
+            }
+            Variant::ForgetsExpired => {
+                queue.put_recovery = PutRecovery::Marker;
+                queue.take_by = TakeBy::Receipt;
+                queue.resumes = false;
             }
         }
         queue
@@ -618,24 +655,7 @@ impl Queue {
         let item = putting.item;
         match (&op, result) {
             (Op::Create { .. } | Op::Multi(_), Err(ErrorCode::ConnectionLoss)) => {
-                match self.put_recovery {
-                    // The seeds' producer: create again.
-                    PutRecovery::Blind => out.send(op),
-                    PutRecovery::Guid => {
-                        state.put = Put::Recovering(putting);
-                        out.send(Op::GetChildren {
-                            path: self.dir.clone(),
-                            watch: false,
-                        });
-                    }
-                    PutRecovery::Marker => {
-                        state.put = Put::Recovering(putting);
-                        out.send(Op::Exists {
-                            path: self.marker(item),
-                            watch: false,
-                        });
-                    }
-                }
+                self.recover_put(state, putting, op, out)
             }
             (Op::Create { .. }, Ok(_)) => state.put = Put::Idle,
             (Op::Multi(_), Ok(Response::Multi(MultiOutcome::Committed(_))))
@@ -704,11 +724,7 @@ impl Queue {
                 Ok(Response::Multi(MultiOutcome::Aborted { .. })),
             ) => self.next(state, out),
             (Take::Deleting(node, item), Op::Multi(_), Err(ErrorCode::ConnectionLoss)) => {
-                state.take = Take::Checking(node, item);
-                out.send(Op::Exists {
-                    path: self.receipt(me, state.takes),
-                    watch: false,
-                });
+                self.check_receipt(me, state, node, item, out)
             }
             (Take::Checking(node, item), Op::Exists { .. }, Ok(Response::Exists(Some(_)))) => {
                 self.took_with_receipt(me, state, &node, item, out)
@@ -747,10 +763,100 @@ impl Queue {
     }
 
     fn die(&self, state: &mut State) {
+        // A SESSIONEXPIRED reply and the `Expired` event both end it; the
+        // first says what was interrupted.
+        if state.dead {
+            return;
+        }
         state.dead = true;
-        state.put = Put::Idle;
-        state.take = Take::Idle;
+        let put = std::mem::replace(&mut state.put, Put::Idle);
+        let take = std::mem::replace(&mut state.take, Take::Idle);
+        if self.resumes {
+            state.interrupted = (put, take);
+        }
         state.batch.clear();
+    }
+
+    /// A session of its own again: makes the interrupted calls again, each
+    /// through the recovery a lost reply takes (the module doc says why).
+    fn renewed(&self, me: Incarnation, state: &mut State, out: &mut Effects<Fact>) {
+        state.dead = false;
+        let (put, take) = std::mem::replace(&mut state.interrupted, (Put::Idle, Take::Idle));
+        match put {
+            Put::Idle => {}
+            Put::Creating(putting) | Put::Recovering(putting) => {
+                self.recover_put(state, putting, self.create(putting), out)
+            }
+            Put::CleaningUp(putting) => {
+                state.put = Put::CleaningUp(putting);
+                out.send(self.clean_up(self.marker(putting.item)));
+            }
+        }
+        match take {
+            Take::Idle => {}
+            Take::Listing | Take::Waiting | Take::Reading(_) => self.list(state, out),
+            Take::Deleting(node, item) | Take::Checking(node, item) => {
+                if self.take_by == TakeBy::Receipt {
+                    self.check_receipt(me, state, node, item, out);
+                } else {
+                    out.send(self.delete(me, state, &node));
+                    state.take = Take::Deleting(node, item);
+                }
+            }
+            Take::CleaningUp => {
+                state.take = Take::CleaningUp;
+                let taken = state.takes.saturating_sub(1);
+                out.send(self.clean_up(self.receipt(me, taken)));
+            }
+        }
+    }
+
+    /// Whether the put of `putting` was applied, after its `create` was
+    /// lost: as the variant recovers (module doc).
+    fn recover_put(
+        &self,
+        state: &mut State,
+        putting: Putting,
+        create: Op,
+        out: &mut Effects<Fact>,
+    ) {
+        match self.put_recovery {
+            // The seeds' producer: create again.
+            PutRecovery::Blind => {
+                state.put = Put::Creating(putting);
+                out.send(create);
+            }
+            PutRecovery::Guid => {
+                state.put = Put::Recovering(putting);
+                out.send(Op::GetChildren {
+                    path: self.dir.clone(),
+                    watch: false,
+                });
+            }
+            PutRecovery::Marker => {
+                state.put = Put::Recovering(putting);
+                out.send(Op::Exists {
+                    path: self.marker(putting.item),
+                    watch: false,
+                });
+            }
+        }
+    }
+
+    /// Whether the take's transaction was applied: does its receipt exist?
+    fn check_receipt(
+        &self,
+        me: Incarnation,
+        state: &mut State,
+        node: Arc<str>,
+        item: Item,
+        out: &mut Effects<Fact>,
+    ) {
+        out.send(Op::Exists {
+            path: self.receipt(me, state.takes),
+            watch: false,
+        });
+        state.take = Take::Checking(node, item);
     }
 
     /// Reacts to one input other than a command.
@@ -769,6 +875,9 @@ impl Queue {
             Input::Watch(event) if event.path == self.dir => self.on_watch(state, event.kind, out),
             Input::Watch(_) => {}
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => self.die(state),
+            Input::Session(SessionEvent::SyncConnected) if state.dead => {
+                self.renewed(me, state, out)
+            }
             Input::Session(_) => {}
         }
     }
@@ -878,6 +987,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Queue {
+    /// Once its library opened a new session the application makes the
+    /// calls the lost session interrupted again (the queue's module doc).
+    const RENEWS: bool = true;
     /// A restarted producer numbers its puts from 0 again, and an item is
     /// named by its producer's client and serial, not by its process: its
     /// new items could not be told from its predecessor's, and the checker
@@ -898,6 +1010,7 @@ impl Catalogued for Queue {
             ("blind", "the seeds' producer: creates again after a lost reply"),
             ("unsorted", "takes the children in getChildren's order rather than lowest first"),
             ("exactly_once", "both writes recoverable through a multi with a marker and a receipt"),
+            ("forgets_expired", "exactly_once, but a call its lost session interrupted is given up, not made again in the renewed session"),
         ],
         commands: &[
             ("put", "put the producer's next item"),
@@ -916,6 +1029,7 @@ impl Catalogued for Queue {
         ("blind", Variant::Blind),
         ("unsorted", Variant::Unsorted),
         ("exactly_once", Variant::ExactlyOnce),
+        ("forgets_expired", Variant::ForgetsExpired),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("put", Command::Put),

@@ -895,7 +895,14 @@ fn the_catalogues_name_variants_commands_and_properties() {
     let variants: Vec<&str> = Queue::VARIANTS.iter().map(|(name, _)| *name).collect();
     assert_eq!(
         variants,
-        ["guid", "ephemeral", "blind", "unsorted", "exactly_once"]
+        [
+            "guid",
+            "ephemeral",
+            "blind",
+            "unsorted",
+            "exactly_once",
+            "forgets_expired"
+        ]
     );
     let commands: Vec<&str> = Queue::COMMANDS.iter().map(|(name, _)| *name).collect();
     assert_eq!(commands, ["put", "take", "quit"]);
@@ -1247,4 +1254,40 @@ fn world_stale_batch_chooses_from_its_old_list_after_being_told_of_a_change() {
     // Its next take serves the old list while the high item is queued.
     let state = walk(&world, state, &[Action::Invoke(1)]);
     assert!(!highest_priority_first(&world, &state));
+}
+
+/// A call in flight when the session ended may have been applied. Once its
+/// library opened a new session, `exactly_once` asks whether its take's
+/// receipt (or its put's marker) exists, as after a lost reply, and a take
+/// that had not sent its transaction lists again; `forgets_expired` gives
+/// the calls up.
+#[test]
+fn a_renewed_session_makes_the_interrupted_calls_again() {
+    let expired = || Input::Session(SessionEvent::Expired);
+    let renewed = || Input::Session(SessionEvent::SyncConnected);
+    let taking = || consumer(deleting(LOW, first()), &[]);
+    let mut s = taking();
+    run(Variant::ExactlyOnce, &mut s, expired());
+    assert!(s.dead && s.take == Take::Idle);
+    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    assert_eq!(out.requests, vec![exists_op("taken-c1-0")]);
+    assert_eq!(s, consumer(Take::Checking(Arc::from(LOW), first()), &[]));
+
+    let mut s = producer(Put::Creating(putting(first())));
+    run(Variant::ExactlyOnce, &mut s, expired());
+    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    assert_eq!(out.requests, vec![exists_op("put-c1.0")]);
+    assert_eq!(s, producer(Put::Recovering(putting(first()))));
+
+    let mut s = consumer(reading(LOW), &[HIGH]);
+    run(Variant::ExactlyOnce, &mut s, expired());
+    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    assert_eq!(out.requests, vec![list_op(true)]);
+    assert_eq!(s, consumer(Take::Listing, &[]));
+
+    let mut s = taking();
+    run(Variant::ForgetsExpired, &mut s, expired());
+    let out = run(Variant::ForgetsExpired, &mut s, renewed());
+    assert!(out.requests.is_empty());
+    assert_eq!(s, consumer(Take::Idle, &[]));
 }
