@@ -75,6 +75,23 @@
 //!   asynchronous client must remember the event (the reference's
 //!   `ready_seen`); the seed's synchronous pseudo code hides the question.
 //!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! kazoo's libraries do): a process whose session was lost before it left
+//! has failed this round of the barrier, and stays out of it once its
+//! library has opened a new session. Its node went with its session (or
+//! goes when the server times an abandoned session out), and the others
+//! count it as left; entering again could not undo what they decided while
+//! it was away (they may be computing, or gone). Curator's
+//! `DistributedDoubleBarrier` throws from `enter` and `leave` on a lost
+//! session and leaves the round to the application; this is the application
+//! that gives the round up. The variant `rejoins` shows why:
+//! - `rejoins`: once its library has opened a new session a process that was
+//!   entering or computing enters again, under the same name (its process's
+//!   GUID) and taking NODEEXISTS for its own node, as after a lost create
+//!   reply. The node of its old session, which the server keeps until that
+//!   session times out, passes for the new one's; when it goes the others
+//!   count the process as left while it computes.
+//!
 //! Properties: **enter safety**, **leave safety**, **herd avoidance** (each
 //! deletion wakes one process, except the last process node's, which
 //! releases everyone), **no deadlock**; partners **someone_computes**,
@@ -106,6 +123,7 @@ pub enum Variant {
     CountAll,
     WatchAfterListing,
     ForgetEarlyReady,
+    Rejoins,
 }
 
 /// What the application asks of the double barrier.
@@ -212,6 +230,9 @@ pub struct State {
     /// Ready is known to exist: step 2 found it, or its event came before
     /// step 4's listing did.
     pub ready_seen: bool,
+    /// `rejoins`: the session ended inside the barrier (entering or
+    /// computing), so a renewed session enters again.
+    pub interrupted: bool,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -520,6 +541,7 @@ impl Recipe for DoubleBarrier {
             phase: Phase::Idle,
             node: None,
             ready_seen: false,
+            interrupted: false,
         }
     }
 
@@ -531,6 +553,14 @@ impl Recipe for DoubleBarrier {
         out: &mut Effects<Joined>,
     ) {
         if state.phase == Phase::Dead {
+            // `rejoins`: a session of its own again; enter again.
+            if input == Input::Session(SessionEvent::SyncConnected)
+                && std::mem::take(&mut state.interrupted)
+            {
+                state.node = None;
+                state.ready_seen = false;
+                self.arm(state, out);
+            }
             return;
         }
         match input {
@@ -552,6 +582,12 @@ impl Recipe for DoubleBarrier {
                     if self.is_waiting(state) {
                         out.observe(Observation::GaveUp);
                     }
+                    state.interrupted = self.variant == Variant::Rejoins
+                        && !matches!(state.phase, Phase::Idle | Phase::Dead)
+                        && !matches!(
+                            state.phase,
+                            Phase::Listing | Phase::Watching(_) | Phase::Deleting | Phase::Draining
+                        );
                     state.phase = Phase::Dead;
                 }
             }
@@ -632,6 +668,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for DoubleBarrier {
+    /// A process whose session was lost stays out of the round (the module
+    /// doc says why); `rejoins` enters again.
+    const RENEWS: bool = true;
     /// A restarted process runs its script again: with `ready` still there it
     /// enters at once, possibly after the others left (which `leave_safety`,
     /// judged on the state, would call leaving early), and its predecessor's
@@ -653,6 +692,7 @@ impl Catalogued for DoubleBarrier {
             ("count_all", "the same, counting every child of /barrier (ready too)"),
             ("watch_after_listing", "sets the watch on ready only after creating and listing, if fewer have entered"),
             ("forget_early_ready", "takes ready's event only while it waits, forgetting one that came during its listing"),
+            ("rejoins", "enters again after a renewed session, under its process's name, taking NODEEXISTS for its own node"),
         ],
         commands: &[
             ("enter", "block until the threshold of processes has entered; then compute"),
@@ -670,6 +710,7 @@ impl Catalogued for DoubleBarrier {
         ("count_all", Variant::CountAll),
         ("watch_after_listing", Variant::WatchAfterListing),
         ("forget_early_ready", Variant::ForgetEarlyReady),
+        ("rejoins", Variant::Rejoins),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("enter", Command::Enter), ("leave", Command::Leave)];

@@ -27,6 +27,15 @@
 //! may be paused or slow for any length of time. A holder learns its node is
 //! gone from its data watch.
 //!
+//! Renewed sessions (`[session] on_expiry = "renew"`): a lock user does what
+//! the shared lock's does (its attempt or its tenure ends with the session;
+//! once its library has opened a new session it may ask again, under a GUID
+//! of that session), and its data watch, set on a node of the old session,
+//! is set again on its new node as step 1 says. A revoker waiting for a
+//! holder lists the lock node again in the new session, its watch having
+//! died with the old one; `unlock` writes in flight when the session ended
+//! are answered SESSIONEXPIRED, and the revoker is done with them.
+//!
 //! Variants ([`Variant`]):
 //! - `guid`: the reference above, on the reference shared lock;
 //! - `watch_only`: the holder reacts to the notification only, not to the data
@@ -44,6 +53,7 @@ use stateright::Property;
 use super::contender::{Contender, Decision, Phase};
 use super::shared_lock::{self, SharedLock};
 use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
 use crate::store::{
@@ -377,7 +387,15 @@ impl Recipe for RevocableLock {
                 _ => contender.on_reply(me, &mut state.lock, op, result, out),
             },
             Input::Watch(event) => self.on_watch(state, event, out),
-            Input::Session(event) => contender.on_session(&mut state.lock, event, out),
+            Input::Session(event) => {
+                let renewed =
+                    event == SessionEvent::SyncConnected && state.lock.phase == Phase::Dead;
+                contender.on_session(&mut state.lock, event, out);
+                // A revoker's watch on the lock node died with its session.
+                if renewed && matches!(state.revoker, Revoker::Listing | Revoker::Waiting) {
+                    self.list(state, out);
+                }
+            }
         }
         // Step 1: as soon as the client knows its node (created, or found by
         // its GUID after a lost reply), it reads it with a watch, before
@@ -439,6 +457,8 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for RevocableLock {
+    /// As the shared lock, and a waiting revoker lists again.
+    const RENEWS: bool = true;
     const NAME: &'static str = "revocable_lock";
     const DOCS: Docs = Docs {
         summary: "the shared lock with revocation: a revoker writes `unlock` into a holder's node, and the holder consents by releasing",

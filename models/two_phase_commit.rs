@@ -26,6 +26,19 @@
 //!    "abort"." [`outcome`] on the votes known ([`Fact::Decided`]);
 //!    each notification is answered by reading the node again, with a watch.
 //!
+//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! kazoo's libraries do): a participant that had not decided when its
+//! session was lost takes its part up again once its library has opened a
+//! new one, with the votes it knows ([`TwoPhaseCommit::renewed`]): the
+//! coordinator creates the transaction again (NODEEXISTS saying it was
+//! applied) or, when only it is notified, reads every site's node again; a
+//! site that had not read the transaction waits for it again; a site that
+//! had voted writes its vote again (the same bytes) and reads, with a watch,
+//! the votes (or the outcome) it still lacks, its watches having died with
+//! the old session. In `ephemeral_sites` a site does not create its node
+//! again: the node of its old session, gone or going with that session, is
+//! its vote as the other sites count it.
+//!
 //! The seeds name two drawbacks, each a variant ([`Variant`]):
 //! - "the impossibility of detecting failures of sites through ephemeral
 //!   nodes. To detect the failure of a site using ephemeral nodes, it is
@@ -192,6 +205,9 @@ pub struct State {
     /// a later NONODE means it vanished rather than that it is not there yet.
     pub seen: u8,
     pub decision: Option<bool>,
+    /// The session ended with its part under way (not before it began): a
+    /// renewed session takes it up again.
+    pub interrupted: bool,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -464,9 +480,7 @@ impl TwoPhaseCommit {
         out: &mut Effects<Fact>,
     ) {
         if matches!(result, Err(ErrorCode::SessionExpired)) {
-            if !matches!(state.phase, Phase::Decided | Phase::Coordinated) {
-                state.phase = Phase::Dead;
-            }
+            die(state);
             return;
         }
         if matches!(state.phase, Phase::Decided | Phase::Dead) {
@@ -551,12 +565,76 @@ impl TwoPhaseCommit {
         }
     }
 
+    /// A session of its own again, before deciding: take the part up again
+    /// where the lost session left it, known votes kept. Its watches died
+    /// with the old session, and its last write may or may not have been
+    /// applied; every request here is safe to repeat (see
+    /// [`TwoPhaseCommit::on_reply`]).
+    fn renewed(&self, me: ClientId, state: &mut State, out: &mut Effects<Fact>) {
+        if !std::mem::take(&mut state.interrupted) {
+            state.phase = Phase::Idle;
+            return;
+        }
+        match (state.vote, state.group) {
+            // The coordinator, creating the transaction.
+            (None, 0) => {
+                state.phase = Phase::Creating;
+                out.send(self.create_tx());
+            }
+            // The coordinator, collecting the votes (`coordinator_notified`).
+            (None, group) => {
+                state.phase = Phase::Collecting;
+                for site in (0..8).filter(|&site| group & (1 << site) != 0) {
+                    out.send(self.read(site));
+                }
+            }
+            // A site that had not read the transaction yet.
+            (Some(_), 0) => {
+                state.phase = Phase::AwaitingTx;
+                out.send(Op::Exists {
+                    path: self.tx.clone(),
+                    watch: true,
+                });
+            }
+            // A site that had voted: its vote again, and the votes it lacks
+            // (or, when only the coordinator is notified, the outcome).
+            (Some(vote), group) => {
+                state.phase = Phase::Voting;
+                if self.variant == Variant::CoordinatorNotified {
+                    out.send(Op::GetData {
+                        path: self.tx.clone(),
+                        watch: true,
+                    });
+                } else {
+                    let known = state.commits | state.aborts | 1 << me;
+                    for site in (0..8).filter(|&site| group & !known & (1 << site) != 0) {
+                        out.send(self.read(site));
+                    }
+                }
+                out.send(self.write_vote(me, vote));
+            }
+        }
+    }
+
     fn read_tx(&self, state: &mut State, out: &mut Effects<Fact>) {
         state.phase = Phase::ReadingTx;
         out.send(Op::GetData {
             path: self.tx.clone(),
             watch: self.variant == Variant::CoordinatorNotified,
         });
+    }
+}
+
+/// The session ended: a participant that had not decided (or, the
+/// coordinator, finished its part) is out, remembering whether its part had
+/// begun.
+fn die(state: &mut State) {
+    if !matches!(
+        state.phase,
+        Phase::Decided | Phase::Coordinated | Phase::Dead
+    ) {
+        state.interrupted = state.phase != Phase::Idle;
+        state.phase = Phase::Dead;
     }
 }
 
@@ -588,6 +666,7 @@ impl Recipe for TwoPhaseCommit {
             aborts: 0,
             seen: 0,
             decision: None,
+            interrupted: false,
         }
     }
 
@@ -651,10 +730,9 @@ impl Recipe for TwoPhaseCommit {
                     EventType::NodeChildrenChanged => {}
                 }
             }
-            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => {
-                if !matches!(state.phase, Phase::Decided | Phase::Coordinated) {
-                    state.phase = Phase::Dead;
-                }
+            Input::Session(SessionEvent::Expired | SessionEvent::Closed) => die(state),
+            Input::Session(SessionEvent::SyncConnected) if state.phase == Phase::Dead => {
+                self.renewed(me, state, out)
             }
             // Requests in flight were answered CONNECTIONLOSS and are sent
             // again; the client library sets the watches again on reconnect.
@@ -712,6 +790,9 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for TwoPhaseCommit {
+    /// Once its library opened a new session a participant that had not
+    /// decided takes its part up again ([`TwoPhaseCommit::renewed`]).
+    const RENEWS: bool = true;
     const NAME: &'static str = "two_phase_commit";
     const DOCS: Docs = Docs {
         summary: "two-phase commit: a coordinator creates /tx and a node per site, sites vote in their nodes and decide from all votes",

@@ -57,6 +57,7 @@ fn st(phase: Phase, vote: Option<bool>, group: u8, commits: u8, aborts: u8) -> S
         aborts,
         seen: 0,
         decision: None,
+        interrupted: false,
     }
 }
 
@@ -720,4 +721,31 @@ fn world_an_ephemeral_site_crashing_after_its_create_is_taken_as_an_abort() {
     assert!(failure_detected(&world, &state));
     assert!(live_sites_decide(&world, &state));
     assert!(termination(&world, &state));
+}
+
+/// A site whose session was lost after it voted takes its part up again once
+/// its library opened a new session: its vote again (the same bytes) and,
+/// with a watch, the vote it lacks; one whose part had not begun is idle.
+#[test]
+fn a_renewed_site_takes_its_part_up_again() {
+    let dead = |s: &State| s.phase == Phase::Dead;
+    let recipe = recipe(Variant::Reference);
+    let mut s = voting(true, 0b010, 0);
+    let out = expire_and_renew(&recipe, SITE, &mut s, dead);
+    let read_2 = Op::GetData {
+        path: node(2),
+        watch: true,
+    };
+    let vote = Op::SetData {
+        path: node(1),
+        data: data(COMMIT),
+        version: ANY_VERSION,
+    };
+    assert_eq!(out.requests, vec![read_2, vote]);
+    assert_eq!(s, voting(true, 0b010, 0));
+
+    let mut s = idle();
+    let out = expire_and_renew(&recipe, SITE, &mut s, dead);
+    assert!(out.requests.is_empty());
+    assert_eq!(s, idle());
 }
