@@ -169,3 +169,27 @@ fn a_renewed_session_has_a_new_id_which_the_recipe_reads_and_its_nodes_carry() {
     assert_eq!(stat(&expired, "/owners/c0-0"), None);
     assert_eq!(stat(&expired, "/owners/c0-1"), Some(second));
 }
+
+/// Every recipe of the catalogue says what its application does once its
+/// library renewed a lost session ([`Catalogued::RENEWS`]), and some scenario
+/// under `scenarios/` asks it of that recipe: a recipe added without one
+/// fails here.
+///
+/// [`Catalogued::RENEWS`]: zoocheck::catalogue::Catalogued::RENEWS
+#[test]
+fn every_recipe_is_checked_under_renewal() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let scenarios = zoocheck::scenario::Scenario::load_all(&root).expect("the scenarios load");
+    for recipe in zoocheck::catalogue::CATALOGUE {
+        let name = recipe.name();
+        assert!(
+            recipe.renews(),
+            "{name} does not say what it does after a renewal"
+        );
+        let renewing = scenarios
+            .iter()
+            .filter(|scenario| scenario.subject.recipe == name && scenario.renews)
+            .count();
+        assert!(renewing > 0, "no scenario checks {name} under renewal");
+    }
+}

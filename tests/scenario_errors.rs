@@ -1081,17 +1081,3 @@ fn a_session_table_says_stop_or_renew() {
         error_of(&with("renew = true"))
     );
 }
-
-#[test]
-fn renewal_is_refused_for_a_recipe_that_stops_at_expiry() {
-    let text = BARRIER.replacen(
-        "[params]",
-        "[session]\non_expiry = \"renew\"\n\n[params]",
-        1,
-    );
-    assert_eq!(
-        error_of(&text),
-        "scenarios/lock/broken.toml: `session.on_expiry`: \"renew\", but `double_barrier` stops \
-         once its session is gone; renewal is modelled for lock, shared_lock, election, membership"
-    );
-}
