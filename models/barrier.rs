@@ -52,8 +52,9 @@
 //!   SetWatches does not carry it. Either half alone is harmless (the
 //!   reference's re-check on `SyncConnected` rescues the wait; asking again
 //!   on a loss needs no such re-check); together they wait forever;
-//! - `waits_on_old_watch`: after a renewal goes on waiting for the event of
-//!   the watch it set in its old session, which died with that session.
+//! - `waits_on_old_watch`: after a renewal a client that was waiting goes
+//!   on waiting for the event of the watch it set in its old session, which
+//!   died with that session (one still checking checks again).
 //!
 //! Properties: **no early pass** (no client has passed while the barrier node
 //! exists) and **waiters proceed** (where nothing but a fault can happen and
@@ -117,6 +118,9 @@ pub struct State {
     /// The call that was in flight when the session ended, which the
     /// application makes again once its library renewed the session.
     pub interrupted: Option<Command>,
+    /// `waits_on_old_watch`: the wait had set its watch (it was waiting, not
+    /// checking) when the session ended.
+    pub watched: bool,
 }
 
 /// Debug as the trace words it: the explorer and test failures read the same.
@@ -208,7 +212,7 @@ impl Barrier {
     fn renewed(&self, state: &mut State, out: &mut Effects) {
         state.phase = Phase::Idle;
         match state.interrupted.take() {
-            Some(Command::Wait) if self.variant == Variant::WaitsOnOldWatch => {
+            Some(Command::Wait) if std::mem::take(&mut state.watched) => {
                 state.phase = Phase::Waiting
             }
             Some(Command::Wait) => self.check(state, out),
@@ -253,6 +257,7 @@ impl Recipe for Barrier {
         State {
             phase: Phase::Idle,
             interrupted: None,
+            watched: false,
         }
     }
 
@@ -300,6 +305,8 @@ impl Recipe for Barrier {
                 if matches!(state.phase, Phase::Checking | Phase::Waiting) {
                     out.observe(Observation::GaveUp);
                     state.interrupted = Some(Command::Wait);
+                    state.watched =
+                        self.variant == Variant::WaitsOnOldWatch && state.phase == Phase::Waiting;
                 }
                 if state.phase == Phase::Lifting {
                     state.interrupted = Some(Command::Lift);

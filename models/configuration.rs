@@ -152,7 +152,8 @@ impl Configuration {
 
     /// Step 4: a session of its own again. A writer makes its interrupted
     /// write again; a reader reads again with a watch, but for
-    /// `keeps_old_watch`, which goes on holding its value.
+    /// `keeps_old_watch`, which goes on holding its value. (A client is one
+    /// or the other: [`Catalogued::check_scripts`].)
     fn renewed(&self, state: &mut State, out: &mut Effects) {
         let interrupted = std::mem::take(&mut state.interrupted);
         state.phase = Phase::Idle;
@@ -325,6 +326,21 @@ impl Catalogued for Configuration {
 
     fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Configuration {
         Configuration::new(variant)
+    }
+
+    /// A client is a writer or a reader: what it makes again after a
+    /// renewal (its write, or its read and watch) follows from which.
+    fn check_scripts(scripts: &[Vec<Command>]) -> Result<(), String> {
+        let both = |script: &Vec<Command>| {
+            script.contains(&Command::Write) && script.contains(&Command::Read)
+        };
+        if scripts.iter().any(both) {
+            return Err(
+                "a script that both writes and reads; expected a writer ([\"write\", ...]) or a reader ([\"read\"])"
+                    .into(),
+            );
+        }
+        Ok(())
     }
 
     fn properties() -> Vec<Property<World<Configuration>>> {

@@ -89,8 +89,10 @@
 //!   entering or computing enters again, under the same name (its process's
 //!   GUID) and taking NODEEXISTS for its own node, as after a lost create
 //!   reply. The node of its old session, which the server keeps until that
-//!   session times out, passes for the new one's; when it goes the others
-//!   count the process as left while it computes.
+//!   session times out, passes for the new one's, and goes when the server
+//!   times that session out: the count falls short and everyone waits for
+//!   ever. Or the others have passed meanwhile, and it enters after someone
+//!   left.
 //!
 //! Properties: **enter safety**, **leave safety**, **herd avoidance** (each
 //! deletion wakes one process, except the last process node's, which

@@ -281,6 +281,9 @@ pub struct State {
     /// The put and the take the session's end interrupted, which the
     /// application makes again once its library renewed the session.
     pub interrupted: (Put, Take),
+    /// The application closed its session (`quit`): it is done, whatever
+    /// its library hears of that session afterwards.
+    pub quit: bool,
 }
 
 impl State {
@@ -295,6 +298,7 @@ impl State {
             listing: Vec::new(),
             jumped: false,
             interrupted: (Put::Idle, Take::Idle),
+            quit: false,
         }
     }
 }
@@ -759,6 +763,7 @@ impl Queue {
         if !state.dead && !self.is_busy(state) {
             out.send(Op::Close);
             self.die(state);
+            state.quit = true;
         }
     }
 
@@ -875,7 +880,9 @@ impl Queue {
             Input::Watch(event) if event.path == self.dir => self.on_watch(state, event.kind, out),
             Input::Watch(_) => {}
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => self.die(state),
-            Input::Session(SessionEvent::SyncConnected) if state.dead => {
+            // (A library does not renew a session its application closed:
+            // a close whose reply was lost is heard of as `Expired`.)
+            Input::Session(SessionEvent::SyncConnected) if state.dead && !state.quit => {
                 self.renewed(me, state, out)
             }
             Input::Session(_) => {}

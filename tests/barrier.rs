@@ -55,6 +55,7 @@ mod barrier {
         State {
             phase,
             interrupted: None,
+            watched: false,
         }
     }
 
@@ -63,6 +64,7 @@ mod barrier {
         State {
             phase: Phase::Dead,
             interrupted,
+            watched: false,
         }
     }
 
@@ -83,18 +85,26 @@ mod barrier {
     fn a_renewed_wait_is_made_again() {
         let dead = |s: &State| s.phase == Phase::Dead;
         for variant in ALL {
-            let mut s = st(Phase::Waiting);
-            let out = expire_and_renew(&Barrier::new(variant), ME, &mut s, dead);
-            if variant == Variant::WaitsOnOldWatch {
-                assert_eq!(out, nothing(), "{variant:?}");
-                assert_eq!(s, st(Phase::Waiting), "{variant:?}");
-            } else {
-                assert_eq!(out, effects(vec![exists_op()], vec![]), "{variant:?}");
-                assert_eq!(s, st(Phase::Checking), "{variant:?}");
+            for phase in [Phase::Checking, Phase::Waiting] {
+                let mut s = st(phase);
+                let out = expire_and_renew(&Barrier::new(variant), ME, &mut s, dead);
+                // Only a wait that had its watch can wait on it.
+                if variant == Variant::WaitsOnOldWatch && phase == Phase::Waiting {
+                    assert_eq!(out, nothing(), "{variant:?}");
+                    assert_eq!(s, st(Phase::Waiting), "{variant:?}");
+                } else {
+                    assert_eq!(out, effects(vec![exists_op()], vec![]), "{variant:?}");
+                    assert_eq!(s, st(Phase::Checking), "{variant:?} {phase:?}");
+                }
             }
         }
+        let reference = Barrier::new(Variant::Reference);
+        let mut s = st(Phase::Lifting);
+        let out = expire_and_renew(&reference, ME, &mut s, dead);
+        assert_eq!(out, effects(vec![delete_op()], vec![]));
+        assert_eq!(s, st(Phase::Lifting));
         let mut s = st(Phase::Idle);
-        let out = expire_and_renew(&Barrier::new(Variant::Reference), ME, &mut s, dead);
+        let out = expire_and_renew(&reference, ME, &mut s, dead);
         assert_eq!(out, nothing());
         assert_eq!(s, st(Phase::Idle));
     }

@@ -269,8 +269,26 @@ fn a_renewed_session_reads_again_and_writes_again() {
     let mut s = st(Phase::Writing, 2, None, false);
     assert_eq!(renew(Variant::Reference, &mut s), vec![set("2")]);
     assert_eq!(s, st(Phase::Writing, 2, None, false));
+    // A first read cut off is made again.
+    let mut s = st(Phase::Reading, 0, None, false);
+    assert_eq!(renew(Variant::KeepsOldWatch, &mut s), vec![get(true)]);
+    assert_eq!(s, st(Phase::Reading, 0, None, false));
     // A writer whose last write had returned has nothing to make again.
     let mut s = st(Phase::Idle, 2, None, false);
     assert!(renew(Variant::Reference, &mut s).is_empty());
     assert_eq!(s, st(Phase::Idle, 2, None, false));
+}
+
+/// A client is a writer or a reader, so that a renewal knows what to make
+/// again.
+#[test]
+fn a_script_that_both_writes_and_reads_is_refused() {
+    let scripts = [vec![Command::Write, Command::Read]];
+    let error = <Configuration as Catalogued>::check_scripts(&scripts).unwrap_err();
+    assert!(
+        error.starts_with("a script that both writes and reads"),
+        "{error}"
+    );
+    let roles = [vec![Command::Write, Command::Write], vec![Command::Read]];
+    assert_eq!(<Configuration as Catalogued>::check_scripts(&roles), Ok(()));
 }

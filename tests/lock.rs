@@ -1659,6 +1659,8 @@ fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_
         actions.contains(&Action::SessionTimeout(old)),
         "{actions:?}"
     );
+    // The application's next command waits for the new session.
+    assert!(!actions.contains(&Action::Invoke(0)), "{actions:?}");
     // Without renewal the process is done with ZooKeeper.
     let stops = World {
         renews: false,
@@ -1667,8 +1669,12 @@ fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_
     let mut actions = Vec::new();
     stops.enabled(&gone, &mut actions);
     assert!(!actions.contains(&Action::Renew(0)), "{actions:?}");
+    assert!(actions.contains(&Action::Invoke(0)), "{actions:?}");
     // Renewed: a new session, SyncConnected, and a GUID of its own.
     let renewed = walk(&world, gone, &[Action::Renew(0)]);
+    let mut actions = Vec::new();
+    world.enabled(&renewed, &mut actions);
+    assert!(actions.contains(&Action::Invoke(0)), "{actions:?}");
     assert_ne!(renewed.net.session(0), old);
     assert!(renewed.is_live(0));
     assert_eq!(

@@ -1,8 +1,9 @@
 //! The performance anchor (`benches/spin/run`) asks Spin and zoocheck one
 //! question: `benches/spin/lock_guid.pml` and `benches/spin/lock_guid_<N>.toml`
 //! must keep asking the same one. The bench itself measures, so it is run by
-//! hand, not here; this checks that its scenarios load and say what the
-//! Promela model does.
+//! hand, not here; this checks that its scenarios load and have the Promela
+//! model's clients, scripts and faults (not that the two models agree step
+//! for step: the bench compares their verdicts on mutual exclusion).
 
 use std::path::Path;
 
@@ -10,7 +11,7 @@ use zoocheck::faults::Kind;
 use zoocheck::scenario::Scenario;
 
 #[test]
-fn the_anchors_scenarios_ask_the_promela_models_question() {
+fn the_anchors_scenarios_have_the_models_clients_scripts_and_faults() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/spin");
     let model = std::fs::read_to_string(root.join("lock_guid.pml")).unwrap();
     // The model's faults: one crash, one lost reply, nothing else.
@@ -29,7 +30,11 @@ fn the_anchors_scenarios_ask_the_promela_models_question() {
             .all(|script| script == &["acquire", "release"]));
         for kind in Kind::ALL {
             let expected = u8::from(matches!(kind, Kind::Crash | Kind::LoseReply));
-            assert_eq!(scenario.budget.total(kind), expected, "{kind:?} in {clients}");
+            assert_eq!(
+                scenario.budget.total(kind),
+                expected,
+                "{kind:?} in {clients}"
+            );
         }
         assert!(!scenario.renews && !scenario.expire_anytime);
     }
