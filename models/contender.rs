@@ -33,7 +33,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::client::SessionEvent;
-use crate::recipe::{Effects, Incarnation, Observation, Role, Token};
+use crate::recipe::{session_scoped, Effects, Incarnation, Observation, Role, Token};
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
@@ -283,18 +283,18 @@ impl Contender {
     /// its library renewed the session, which session (`c0s1`).
     pub fn prefix(&self, me: Incarnation, state: &State) -> String {
         let marker = marker(state.role);
-        let guid = if self.process_guid {
+        if !self.guid {
+            return marker.to_string();
+        }
+        let mut guid = if self.process_guid {
             me.guid()
         } else {
             format!("c{}", me.client)
         };
-        match (self.guid, state.renewals) {
-            (false, _) => marker.to_string(),
-            (true, renewals) if renewals > 0 && self.session_guid => {
-                format!("{guid}s{renewals}-{marker}")
-            }
-            (true, _) => format!("{guid}-{marker}"),
+        if self.session_guid {
+            guid = session_scoped(guid, state.renewals);
         }
+        format!("{guid}-{marker}")
     }
 
     fn token(&self, state: &State) -> Option<Token> {

@@ -142,10 +142,10 @@ pub fn process_of(name: &str) -> Option<Incarnation> {
 /// The name of a member's node: its process's GUID, and after a renewal the
 /// session's too (`c0s1`), but for `process_guid`.
 pub fn node_name(variant: Variant, me: Incarnation, state: &State) -> String {
-    if state.renewals > 0 && variant != Variant::ProcessGuid {
-        format!("{}s{}", me.guid(), state.renewals)
-    } else {
+    if variant == Variant::ProcessGuid {
         me.guid()
+    } else {
+        crate::recipe::session_scoped(me.guid(), state.renewals)
     }
 }
 

@@ -467,12 +467,12 @@ impl Semaphore {
     /// once the library renewed the session `c0s1-lease-`, but for
     /// `process_guid`, whose GUID lives as long as the process.
     pub fn prefix(&self, me: Incarnation, state: &State) -> String {
-        let marker = contender::marker(Role::Lease);
-        if state.renewals > 0 && self.variant != Variant::ProcessGuid {
-            format!("{}s{}-{marker}", me.guid(), state.renewals)
+        let guid = if self.variant == Variant::ProcessGuid {
+            me.guid()
         } else {
-            format!("{}-{marker}", me.guid())
-        }
+            crate::recipe::session_scoped(me.guid(), state.renewals)
+        };
+        format!("{guid}-{}", contender::marker(Role::Lease))
     }
 
     /// Step 3, first without a watch (`Semaphore::list_to_wait` says why).

@@ -43,6 +43,18 @@ impl Incarnation {
     }
 }
 
+/// A GUID scoped to a session too: `guid` itself in a process's first
+/// session, `c0s1` once its library renewed it once, and so on. The recipes
+/// that tell their own nodes from an earlier session's by name use it
+/// (membership's `process_of` reads it back).
+pub fn session_scoped(guid: String, renewals: u8) -> String {
+    if renewals == 0 {
+        guid
+    } else {
+        format!("{guid}s{renewals}")
+    }
+}
+
 /// What a recipe reacts to.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Input<C> {
