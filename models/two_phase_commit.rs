@@ -426,9 +426,7 @@ impl TwoPhaseCommit {
             });
         }
         if self.variant != Variant::CoordinatorNotified {
-            for site in (0..8).filter(|&site| group & (1 << site) != 0 && site != me) {
-                out.send(self.read(site));
-            }
+            self.read_votes(group & !(1 << me), out);
         }
         out.send(self.write_vote(me, vote));
         out.fact(Fact::Voted { commit: vote });
@@ -509,12 +507,7 @@ impl TwoPhaseCommit {
                     if self.variant == Variant::CoordinatorNotified {
                         state.phase = Phase::Collecting;
                         state.group = self.sites;
-                        for site in site_names(self.sites) {
-                            out.send(Op::GetData {
-                                path: self.tx.child(&site),
-                                watch: true,
-                            });
-                        }
+                        self.read_votes(self.sites, out);
                     } else {
                         state.phase = Phase::Coordinated;
                     }
@@ -584,35 +577,46 @@ impl TwoPhaseCommit {
             // The coordinator, collecting the votes (`coordinator_notified`).
             (None, group) => {
                 state.phase = Phase::Collecting;
-                for site in (0..8).filter(|&site| group & (1 << site) != 0) {
-                    out.send(self.read(site));
-                }
+                self.read_votes(group, out);
             }
             // A site that had not read the transaction yet.
-            (Some(_), 0) => {
-                state.phase = Phase::AwaitingTx;
-                out.send(Op::Exists {
-                    path: self.tx.clone(),
-                    watch: true,
-                });
-            }
+            (Some(_), 0) => self.await_tx(state, out),
             // A site that had voted: its vote again, and the votes it lacks
             // (or, when only the coordinator is notified, the outcome).
             (Some(vote), group) => {
                 state.phase = Phase::Voting;
                 if self.variant == Variant::CoordinatorNotified {
-                    out.send(Op::GetData {
-                        path: self.tx.clone(),
-                        watch: true,
-                    });
+                    out.send(self.read_outcome());
                 } else {
                     let known = state.commits | state.aborts | 1 << me;
-                    for site in (0..8).filter(|&site| group & !known & (1 << site) != 0) {
-                        out.send(self.read(site));
-                    }
+                    self.read_votes(group & !known, out);
                 }
                 out.send(self.write_vote(me, vote));
             }
+        }
+    }
+
+    /// Step 2's wait for the transaction node to exist.
+    fn await_tx(&self, state: &mut State, out: &mut Effects<Fact>) {
+        state.phase = Phase::AwaitingTx;
+        out.send(Op::Exists {
+            path: self.tx.clone(),
+            watch: true,
+        });
+    }
+
+    /// Reads, with a watch, the node of every site in `sites` (a mask).
+    fn read_votes(&self, sites: u8, out: &mut Effects<Fact>) {
+        for site in (0..8).filter(|&site| sites & (1 << site) != 0) {
+            out.send(self.read(site));
+        }
+    }
+
+    /// `coordinator_notified`: the transaction node, for the outcome.
+    fn read_outcome(&self) -> Op {
+        Op::GetData {
+            path: self.tx.clone(),
+            watch: true,
         }
     }
 
@@ -685,11 +689,7 @@ impl Recipe for TwoPhaseCommit {
             }
             Input::Command(Command::Vote(vote)) if state.phase == Phase::Idle => {
                 state.vote = Some(vote);
-                state.phase = Phase::AwaitingTx;
-                out.send(Op::Exists {
-                    path: self.tx.clone(),
-                    watch: true,
-                });
+                self.await_tx(state, out);
             }
             Input::Command(_) => {}
             Input::Reply { op, result } => self.on_reply(me, state, op, result, out),
@@ -704,10 +704,7 @@ impl Recipe for TwoPhaseCommit {
                     self.read_tx(state, out)
                 }
                 // `coordinator_notified`: the outcome is published.
-                EventType::NodeDataChanged => out.send(Op::GetData {
-                    path: self.tx.clone(),
-                    watch: true,
-                }),
+                EventType::NodeDataChanged => out.send(self.read_outcome()),
                 _ => {}
             },
             Input::Watch(event) => {
