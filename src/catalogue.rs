@@ -34,6 +34,7 @@ use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::properties::termination::Termination;
 use crate::recipe::Recipe;
+use crate::reduce::Reductions;
 use crate::scenario::Scenario;
 use crate::shrink::Shrunk;
 use crate::simulate::{SimulateOptions, Walk, WalkProgress};
@@ -316,6 +317,7 @@ impl<R: Catalogued> Entry<R> {
             store: scenario.store,
             tree: scenario.tree.clone(),
             properties: R::properties,
+            reductions: Reductions::ALL,
             control: None,
         }
     }

@@ -11,6 +11,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
 use crate::properties::termination::{self, Termination};
 use crate::recipe::Recipe;
+use crate::reduce::Reductions;
 use crate::trace::{discovered, Trace};
 use crate::world::{panic_message, Action, Control, Panic, World};
 /// The answer a scenario expects for one property.
@@ -63,6 +64,10 @@ pub struct CheckOptions {
     /// search of its own, as a violated `always` gets), not just the path
     /// the search happened to take.
     pub witnesses: Vec<String>,
+    /// The reductions the search makes ([`crate::reduce`]; all by
+    /// default): the verdicts are the same without them, the state counts
+    /// smaller with them.
+    pub reductions: Reductions,
 }
 
 /// Where a running search is.
@@ -151,6 +156,10 @@ pub fn check_bounded<R: Recipe>(
     bound: &Termination,
 ) -> Outcome {
     let started = Instant::now();
+    let world = World {
+        reductions: options.reductions,
+        ..world
+    };
     let control = Arc::new(Control::default());
     let searched = search(&world, options, bound, &control, started);
     // The searches for shortest paths keep the same budget.

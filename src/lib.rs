@@ -67,6 +67,7 @@ pub mod net;
 pub mod properties;
 pub mod real;
 pub mod recipe;
+pub mod reduce;
 pub mod report;
 pub mod scenario;
 pub mod shrink;

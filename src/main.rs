@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 use zoocheck::check::{CheckOptions, Progress};
+use zoocheck::reduce::Reductions;
 use zoocheck::simulate::{SimulateOptions, WalkProgress};
 use zoocheck::text::{quoted, shorten};
 
@@ -66,6 +67,11 @@ enum Command {
         /// state of a level in memory and gains nothing from threads).
         #[arg(long)]
         bfs: bool,
+        /// The reductions the search makes: all (the default), none, or a
+        /// comma-separated list (counters). The verdicts are the same either
+        /// way; without them the search stores more states.
+        #[arg(long, value_name = "LIST", default_value = "all")]
+        reduce: zoocheck::reduce::Reductions,
         /// Checker threads, 1 to 64, e.g. --threads 2 (counts stay exact; the
         /// deepest path may vary).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
@@ -243,6 +249,7 @@ fn main() -> ExitCode {
         Command::Check {
             paths,
             bfs,
+            reduce,
             threads,
             max_depth,
             max_states,
@@ -263,6 +270,7 @@ fn main() -> ExitCode {
                 max_memory: Some(max_memory.unwrap_or_else(zoocheck::memory::default_budget)),
                 progress: Some(show_progress as fn(&Progress)),
                 witnesses: witness.clone(),
+                reductions: reduce,
             };
             if zoocheck::memory::resident_bytes().is_none() {
                 eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
@@ -281,7 +289,15 @@ fn main() -> ExitCode {
                     let outcome = scenario.check(&options);
                     finish_progress();
                     let bfs = if bfs { " --bfs" } else { "" };
-                    (outcome, format!("check {}{bfs}", scenario.file.display()))
+                    let reduce = if reduce == Reductions::ALL {
+                        String::new()
+                    } else {
+                        format!(" --reduce {}", reduce.words())
+                    };
+                    (
+                        outcome,
+                        format!("check {}{bfs}{reduce}", scenario.file.display()),
+                    )
                 },
             )
         }

@@ -45,6 +45,7 @@ use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
 };
+use crate::reduce::{Classes, Reductions};
 use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
 
 /// A node of the tree the server holds before any client starts (a
@@ -194,7 +195,10 @@ impl<L: Log> History<L> {
 
 /// A state of the world, of a recipe whose client state is `S` and whose
 /// log ([`Recipe::Log`]) is `L`.
-#[derive(Clone, PartialEq, Eq, Hash)]
+///
+/// It hashes as its class under the search's reductions
+/// ([`crate::reduce`]): two states of one class have one fingerprint.
+#[derive(Clone, PartialEq, Eq)]
 pub struct WorldState<S, L = ()> {
     pub net: Net,
     pub processes: Vec<Process<S>>,
@@ -202,6 +206,23 @@ pub struct WorldState<S, L = ()> {
     pub dead_sessions: BTreeSet<SessionId>,
     pub spent: Spent,
     pub history: History<L>,
+    /// The reductions its fingerprint makes, the same in every state of a
+    /// search ([`World::classes`]).
+    pub classes: Classes,
+}
+
+impl<S: Hash, L: Hash> Hash for WorldState<S, L> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        if self.classes.counters {
+            crate::reduce::hash_net_class(&self.net, self.classes, state);
+        } else {
+            self.net.hash(state);
+        }
+        self.processes.hash(state);
+        self.dead_sessions.hash(state);
+        self.spent.hash(state);
+        self.history.hash(state);
+    }
 }
 
 /// A state as a person reads it (the explorer's state pane, a test's
@@ -457,6 +478,9 @@ pub struct World<R: Recipe> {
     /// recipe's directory, in order.
     pub tree: Vec<StartingNode>,
     pub properties: fn() -> Vec<Property<World<R>>>,
+    /// The reductions the fingerprints of its states make
+    /// ([`crate::reduce`]): all, unless a check asks for fewer.
+    pub reductions: Reductions,
     /// The search running this world, if it steers it ([`Control`]). The
     /// recipe, the store and the client library never see it.
     pub control: Option<Arc<Control<R>>>,
@@ -480,6 +504,7 @@ impl<R: Recipe> World<R> {
             store: StoreConfig::default(),
             tree: Vec::new(),
             properties,
+            reductions: Reductions::ALL,
             control: None,
         }
     }
@@ -496,6 +521,12 @@ impl<R: Recipe> World<R> {
 
     pub fn clients(&self) -> usize {
         self.scripts.len()
+    }
+
+    /// How its states hash: its reductions, as far as it allows each.
+    pub fn classes(&self) -> Classes {
+        let restarts = self.renews || self.budget.total(crate::faults::Kind::Restart) > 0;
+        Classes::of(self.reductions, restarts)
     }
 
     /// Whether step `step` of `client`'s script is given with a timeout.
@@ -1234,6 +1265,7 @@ impl<R: Recipe> Model for World<R> {
             dead_sessions,
             spent: Spent::default(),
             history: History::new(clients),
+            classes: self.classes(),
         }]
     }
 

@@ -172,6 +172,8 @@ fn strings(value: &Value) -> Vec<String> {
 /// What a scenario's snapshot pins.
 struct Snapshot {
     unique: usize,
+    /// Unique states of the search without reductions (`--reduce none`).
+    exact_unique: usize,
     visited: usize,
     max_depth: usize,
     /// Each property with its expected and actual verdict.
@@ -227,6 +229,11 @@ fn snapshot(scenario_file: &str) -> Snapshot {
         "{states}"
     );
     let number = |w: &str| w.parse::<usize>().unwrap_or_else(|_| panic!("{states}"));
+    let exact_unique = body
+        .lines()
+        .find_map(|l| l.strip_prefix("states without reductions: "))
+        .and_then(|exact| exact.split_whitespace().next()?.parse().ok())
+        .expect("a states-without-reductions line");
     let mut verdicts = Vec::new();
     let mut counterexamples: Vec<(String, Vec<String>)> = Vec::new();
     for line in body.lines() {
@@ -247,6 +254,7 @@ fn snapshot(scenario_file: &str) -> Snapshot {
     }
     Snapshot {
         unique: number(words[0]),
+        exact_unique,
         visited: number(words[2]),
         max_depth: number(words[6]),
         verdicts,
@@ -463,7 +471,7 @@ fn check_prints_one_row_per_property_with_the_snapshot_counts() {
         .find(|l| l.starts_with("| `lock/guid_2_clients` |"))
         .expect("guid_2_clients in the README's table");
     assert!(
-        readme_row.ends_with(&format!("| {} |", snap.unique)),
+        readme_row.ends_with(&format!("| {} ({}) |", snap.unique, snap.exact_unique)),
         "the README and the snapshot disagree: {readme_row}"
     );
 }
@@ -2276,6 +2284,36 @@ fn bfs_and_threads_count_the_same_states_as_the_default() {
     }
     // One thread, depth first (the default): the deepest path is the pinned one.
     assert_eq!(counts[0].2, snap.max_depth);
+    // Without reductions: the same verdicts over the snapshot's other count,
+    // depth and breadth first.
+    for options in [&["--reduce", "none"][..], &["--reduce=none", "--bfs"][..]] {
+        let mut args = vec!["check"];
+        args.extend_from_slice(options);
+        args.push(THREE_CLIENTS);
+        let run = zoocheck(&args);
+        expect_code(&run, 0, &format!("{args:?}"));
+        for row in rows(&run, CHECK_HEADER) {
+            assert_eq!(row.actual, snap.verdict(&row.property).1, "{args:?}");
+            assert_eq!(row.count, snap.exact_unique, "{args:?}");
+        }
+    }
+}
+
+#[test]
+fn a_reduction_that_does_not_exist_is_named_with_those_that_do() {
+    let output = command(["check", "--reduce", "counters,symetry", TWO_CLIENTS])
+        .output()
+        .expect("run zoocheck");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(output.stdout.is_empty());
+    assert!(
+        stderr.contains(
+            "invalid value 'counters,symetry' for '--reduce <LIST>': no reduction \"symetry\": \
+             expected all, none, or a comma-separated list of counters"
+        ),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -2350,9 +2388,12 @@ fn a_search_stops_cleanly_at_its_memory_budget() {
     // REGRESSION: the search had no memory limit; a big enough question grew
     // until the allocator aborted it (exit 134) with no result at all.
     // Breadth first holds about a kilobyte a state: 100M stops it partway.
+    // Without reductions, which would shrink it below the budget.
     let run = zoocheck([
         "check",
         "--bfs",
+        "--reduce",
+        "none",
         "--max-memory",
         "100M",
         "tests/fixtures/large_3_clients_disconnect.toml",

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
+use zoocheck::check::{CheckOptions, Outcome, Verdict};
 use zoocheck::properties::termination;
+use zoocheck::reduce::Reductions;
 use zoocheck::scenario::{report, Scenario};
 use zoocheck::text::did_you_mean;
 use zoocheck::trace;
@@ -105,7 +107,13 @@ fn name_of(file: &Path, root: &Path) -> String {
 fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     let scenario = Scenario::load(file, root).map_err(|error| error.to_string())?;
     let outcome = scenario.check(&Default::default());
-    let report = report(&scenario, &outcome);
+    // The same question without the reductions: the same verdicts, and
+    // both state counts pinned.
+    let exact = scenario.check(&CheckOptions {
+        reductions: Reductions::NONE,
+        ..Default::default()
+    });
+    let report = with_exact_counts(&report(&scenario, &outcome), &exact);
     let input_file = Path::new("scenarios").join(file.strip_prefix(root).unwrap_or(file));
     insta::with_settings!({
         snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"),
@@ -117,7 +125,7 @@ fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     }, {
         insta::assert_snapshot!(scenario.name.replace('/', "__"), report);
     });
-    let mut wrong = Vec::new();
+    let mut wrong = differences(&outcome, &exact);
     if let Some(panic) = &outcome.panic {
         wrong.push(format!("the model panicked: {}", panic.message));
     }
@@ -157,4 +165,57 @@ fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     } else {
         Err(format!("{}: {}\n{report}", scenario.name, wrong.join("; ")).into())
     }
+}
+
+/// The report with the state counts of the search without reductions under
+/// those of the search with them.
+fn with_exact_counts(report: &str, exact: &Outcome) -> String {
+    let line = format!(
+        "states without reductions: {} unique, {} visited, deepest path {}",
+        exact.unique_states, exact.states, exact.max_depth
+    );
+    let mut lines: Vec<&str> = report.lines().collect();
+    let at = lines
+        .iter()
+        .position(|line| line.starts_with("states: "))
+        .map_or(lines.len(), |at| at + 1);
+    lines.insert(at, &line);
+    lines.join("\n") + "\n"
+}
+
+/// Where the search with reductions and the one without disagree: a
+/// verdict, whether it is proven, a counterexample's length, where the
+/// search stopped, a panic.
+fn differences(reduced: &Outcome, exact: &Outcome) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if reduced.stopped != exact.stopped || reduced.panic.is_some() != exact.panic.is_some() {
+        wrong.push(format!(
+            "the search stopped at {:?} (panic: {}) with reductions, at {:?} (panic: {}) without",
+            reduced.stopped,
+            reduced.panic.is_some(),
+            exact.stopped,
+            exact.panic.is_some()
+        ));
+    }
+    for (with, without) in reduced.properties.iter().zip(&exact.properties) {
+        // A counterexample is a shortest one, so its length is the
+        // question's; an example of a `sometimes` is the path the search
+        // happened to take.
+        let steps = |property: &zoocheck::check::PropertyOutcome| {
+            (property.actual == Verdict::Violated)
+                .then(|| property.trace.as_ref().map(|trace| trace.steps.len()))
+                .flatten()
+        };
+        if with.shown() != without.shown() || steps(with) != steps(without) {
+            wrong.push(format!(
+                "{} is {} ({:?} steps) with reductions but {} ({:?} steps) without",
+                with.name,
+                with.shown(),
+                steps(with),
+                without.shown(),
+                steps(without)
+            ));
+        }
+    }
+    wrong
 }

@@ -206,6 +206,14 @@ impl Store {
         })
     }
 
+    /// The zxids of the last change to `path`'s data and to its children
+    /// (`mzxid`, `pzxid`), if it exists: what a reconnect's `SetWatches`
+    /// compares with the client's last zxid.
+    pub fn change_zxids(&self, path: &Path) -> Option<(Zxid, Zxid)> {
+        let node = self.nodes.get(path)?;
+        Some((node.mzxid, node.pzxid))
+    }
+
     /// The data of `path`, if it exists.
     pub fn data(&self, path: &Path) -> Option<&Data> {
         self.nodes.get(path).map(|node| &node.data)
