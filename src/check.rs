@@ -13,7 +13,7 @@ use crate::properties::termination::{self, Termination};
 use crate::recipe::Recipe;
 use crate::reduce::Reductions;
 use crate::trace::{discovered, Trace};
-use crate::world::{panic_message, Action, Control, Panic, World};
+use crate::world::{panic_message, Action, Control, Panic, World, WorldState};
 /// The answer a scenario expects for one property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -366,8 +366,18 @@ fn panic_report<R: Recipe>(
 ) -> Option<PanicReport> {
     match (kept, thread_panic) {
         (Some(kept), _) => {
-            let path = world
-                .shortest_path_within(|state| *state == kept.state, go_on)
+            // The state itself, not one of its class: searched without
+            // reductions, which would stop at the first of its class met.
+            let exact = World {
+                reductions: Reductions::NONE,
+                ..world.clone()
+            };
+            let target = WorldState {
+                classes: exact.classes(),
+                ..kept.state
+            };
+            let path = exact
+                .shortest_path_within(|state| *state == target, go_on)
                 .ok()
                 .flatten();
             let trace = path.map(|mut actions| {

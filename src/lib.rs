@@ -24,7 +24,8 @@
 //! - [`scenario`]: scenario files to a world and its expected verdicts;
 //!   [`catalogue`]: every recipe by name, and the type-erased world
 //!   ([`catalogue::AnyWorld`]) each builds; [`check`]: the exhaustive search
-//!   and its verdicts;
+//!   and its verdicts; [`reduce`]: the reductions that let it store one
+//!   state per class of states no later step tells apart;
 //!   [`trace`]: counterexamples as readable, replayable steps;
 //!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
 //!   [`report`]: a check's verdicts and counterexamples as one HTML page.

@@ -183,11 +183,45 @@ fn with_exact_counts(report: &str, exact: &Outcome) -> String {
     lines.join("\n") + "\n"
 }
 
-/// Where the search with reductions and the one without disagree: a
-/// verdict, whether it is proven, a counterexample's length, where the
-/// search stopped, a panic.
+/// Where the search with reductions and the one without disagree: the
+/// properties judged, a verdict, whether it is proven, a counterexample's
+/// length, where the search stopped, a panic and whether its trace
+/// replays; and any trace of the search without them that does not replay.
 fn differences(reduced: &Outcome, exact: &Outcome) -> Vec<String> {
     let mut wrong = Vec::new();
+    let names = |outcome: &Outcome| -> Vec<&str> {
+        outcome
+            .properties
+            .iter()
+            .map(|property| property.name)
+            .collect()
+    };
+    if names(reduced) != names(exact) {
+        wrong.push(format!(
+            "the properties judged differ: {:?} with reductions, {:?} without",
+            names(reduced),
+            names(exact)
+        ));
+    }
+    let panic_traced = |outcome: &Outcome| {
+        (outcome.panic.as_ref())
+            .map(|panic| panic.trace.as_ref().is_some_and(|trace| trace.replays))
+    };
+    if panic_traced(reduced) != panic_traced(exact) {
+        wrong.push(format!(
+            "a panic with a trace that replays: {:?} with reductions, {:?} without",
+            panic_traced(reduced),
+            panic_traced(exact)
+        ));
+    }
+    for property in &exact.properties {
+        if property.trace.as_ref().is_some_and(|trace| !trace.replays) {
+            wrong.push(format!(
+                "without reductions, the trace for {} does not replay",
+                property.name
+            ));
+        }
+    }
     if reduced.stopped != exact.stopped || reduced.panic.is_some() != exact.panic.is_some() {
         wrong.push(format!(
             "the search stopped at {:?} (panic: {}) with reductions, at {:?} (panic: {}) without",

@@ -58,8 +58,10 @@
 //! recipe's, and the unit tests and the scenarios without a loop check
 //! it on every step. The cycle search is there for what would break it
 //! (sessions renewed in one process, an ensemble whose followers lag) and
-//! is tested on graphs of its own. States are told apart by 64-bit
-//! fingerprints, as stateright's search tells them. A recipe that loops
+//! is tested on graphs of its own. The check's search tells states apart
+//! by the 64-bit fingerprints of their classes ([`crate::reduce`]), on
+//! which the rank is constant, so no cycle hides among merged states; this
+//! module's own searches tell the states themselves apart. A recipe that loops
 //! within one step, resending at once a request its client library fails
 //! at once (`SESSIONEXPIRED` on a dead handle), reaches no state for this
 //! search to see: `World::feed` stops it after
@@ -371,9 +373,12 @@ pub fn judge<R: Recipe>(
         return outcome(Verdict::Holds, false, None);
     }
     // A search of this module that panics (the model, in a state the check
-    // did not reach) or runs out of time or memory decides nothing.
+    // did not reach) or runs out of time or memory decides nothing. Its
+    // loops close on a state itself, not on one of its class, so that a
+    // lasso replays to the state it left: it searches without reductions.
     let world = World {
         control: None,
+        reductions: crate::reduce::Reductions::NONE,
         ..world.clone()
     };
     let mut cycles_unknown = false;
