@@ -87,17 +87,18 @@ impl Reductions {
     pub const ALL: Reductions = Reductions { counters: true };
     pub const NONE: Reductions = Reductions { counters: false };
 
-    /// Each reduction's name, as `--reduce` takes it, and what it does.
-    pub const NAMES: [(&'static str, &'static str); 1] = [(
-        "counters",
-        "the zxids a client has seen and its request numbers, kept only as far as a step can tell them apart",
-    )];
+    /// Each reduction's name, as `--reduce` takes it.
+    pub const NAMES: [&'static str; 1] = ["counters"];
+
+    /// Whether each reduction is made, in [`Reductions::NAMES`]' order.
+    fn made(&self) -> [bool; 1] {
+        [self.counters]
+    }
 
     /// The reductions by name, for a report: `counters`, or `none`.
     pub fn words(&self) -> String {
-        let on: Vec<&str> = [(self.counters, "counters")]
-            .into_iter()
-            .filter_map(|(on, name)| on.then_some(name))
+        let on: Vec<&str> = (Reductions::NAMES.into_iter().zip(self.made()))
+            .filter_map(|(name, made)| made.then_some(name))
             .collect();
         if on.is_empty() {
             "none".to_string()
@@ -109,7 +110,7 @@ impl Reductions {
 
 /// How the states of one world hash: the reductions a search makes, as far
 /// as the world allows each.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Classes {
     /// [`Reductions::counters`].
     pub counters: bool,
@@ -150,14 +151,10 @@ impl FromStr for Reductions {
         for name in text.split(',').map(str::trim) {
             match name {
                 "counters" => reductions.counters = true,
-                _ => {
-                    let names: Vec<&str> =
-                        Reductions::NAMES.iter().map(|(name, _)| *name).collect();
-                    return Err(format!(
-                        "no reduction {name:?}: expected all, none, or a comma-separated list of {}",
-                        names.join(", ")
-                    ));
-                }
+                _ => return Err(format!(
+                    "no reduction {name:?}: expected all, none, or a comma-separated list of {}",
+                    Reductions::NAMES.join(", ")
+                )),
             }
         }
         Ok(reductions)
