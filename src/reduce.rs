@@ -151,10 +151,11 @@ impl FromStr for Reductions {
         for name in text.split(',').map(str::trim) {
             match name {
                 "counters" => reductions.counters = true,
-                _ => return Err(format!(
-                    "no reduction {name:?}: expected all, none, or a comma-separated list of {}",
-                    Reductions::NAMES.join(", ")
-                )),
+                _ => {
+                    let names = Reductions::NAMES.join(", ");
+                    let expected = format!("all, none, or a comma-separated list of {names}");
+                    return Err(format!("no reduction {name:?}: expected {expected}"));
+                }
             }
         }
         Ok(reductions)
