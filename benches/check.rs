@@ -1,7 +1,10 @@
 //! Exhaustive-check throughput: `Scenario::check` with `CheckOptions::default()`
-//! (one checker thread, breadth first, every state explored, then the shortest
+//! (one checker thread, depth first, every state explored, then the shortest
 //! trace of each discovery) on fixed lock scenarios built here from TOML text,
-//! so that they do not move when `scenarios/` does.
+//! so that they do not move when `scenarios/` does. The search makes every
+//! reduction ([`zoocheck::reduce`]) unless `ZOOCHECK_BENCH_REDUCE` names
+//! others, as `check --reduce` takes them (`none`: the search as it was
+//! before the reductions).
 //!
 //! Throughput is unique states per second: each benchmark's element count is
 //! the unique states of one check, counted by a check run before measuring
@@ -38,6 +41,7 @@
 //!
 //! ```text
 //! cargo bench --bench check
+//! ZOOCHECK_BENCH_REDUCE=none cargo bench --bench check
 //! ZOOCHECK_BENCH_LARGE=1 cargo bench --bench check
 //! cargo bench --bench check -- 'crash/3'      # one benchmark
 //! ```
@@ -49,6 +53,7 @@ use criterion::{
     criterion_group, criterion_main, BenchmarkId, Criterion, SamplingMode, Throughput,
 };
 use zoocheck::check::CheckOptions;
+use zoocheck::reduce::Reductions;
 use zoocheck::scenario::Scenario;
 
 const FULL_SCRIPT: &[&str] = &["acquire", "work", "release"];
@@ -277,6 +282,10 @@ view_dropped_a_member = "reached""#,
 
 fn check(c: &mut Criterion) {
     let large = std::env::var_os("ZOOCHECK_BENCH_LARGE").is_some_and(|v| v != "0" && !v.is_empty());
+    let reductions: Reductions = std::env::var("ZOOCHECK_BENCH_REDUCE")
+        .map_or(Ok(Reductions::ALL), |names| names.parse())
+        .unwrap_or_else(|error| panic!("ZOOCHECK_BENCH_REDUCE: {error}"));
+    eprintln!("check: reductions {}", reductions.words());
     let mut group = c.benchmark_group("check");
     group
         .sample_size(10)
@@ -298,7 +307,10 @@ fn check(c: &mut Criterion) {
         benches.push((format!("recipes/{recipe}"), id, scenario));
     }
     for (label, id, scenario) in benches {
-        let options = CheckOptions::default();
+        let options = CheckOptions {
+            reductions,
+            ..CheckOptions::default()
+        };
         // One check first, for the element count (unique states).
         let started = Instant::now();
         let outcome = scenario.check(&options);
