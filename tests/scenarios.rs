@@ -2,7 +2,9 @@
 //! its path (`lock/guid_pause_expire`): it is checked exhaustively, each
 //! property must meet its expected verdict, every counterexample must replay,
 //! and the report (verdicts, state counts, counterexamples) must match its
-//! snapshot under `snapshots/`. Adding a file adds a test.
+//! snapshot under `snapshots/`. It is checked twice, with the search's
+//! reductions ([`zoocheck::reduce`]) and without: the verdicts must be the
+//! same, and the snapshot pins both state counts. Adding a file adds a test.
 //!
 //! `cargo test --test scenarios -- lock/guid_pause_expire` runs that one
 //! scenario (the usual substring filter; `--exact` and `--list` work too). A
