@@ -71,6 +71,7 @@ pub mod recipe;
 pub mod reduce;
 pub mod report;
 pub mod scenario;
+pub mod shortest;
 pub mod shrink;
 pub mod simulate;
 pub mod store;

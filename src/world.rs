@@ -29,7 +29,7 @@
 
 use std::any::Any;
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -1110,8 +1110,9 @@ impl<R: Recipe> World<R> {
     /// stateright 0.31's breadth-first checker keeps the *last* state it meets
     /// that violates a property (each discovery overwrites the previous one),
     /// so after a full exploration its path is seldom the shortest. This
-    /// search stops at the first, keeping only a fingerprint and a parent per
-    /// state, and rebuilds the path by replaying.
+    /// search stops at the first, keeping of each state only its
+    /// fingerprint and how it was reached, and makes states again by
+    /// replaying ([`crate::shortest`]).
     pub fn shortest_path(
         &self,
         found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
@@ -1130,70 +1131,19 @@ impl<R: Recipe> World<R> {
         mut go_on: impl FnMut(usize) -> bool,
     ) -> Result<Option<Vec<Action>>, ()> {
         let init = self.init_states().remove(0);
-        if found(&init) {
-            return Ok(Some(Vec::new()));
-        }
-        let init_fingerprint = fingerprint(&init);
-        // Each state's parent and the index of the action that led to it.
-        let mut parents: HashMap<u64, (u64, usize)> = HashMap::from([(init_fingerprint, (0, 0))]);
-        let mut frontier = vec![(init, init_fingerprint)];
-        let mut actions = Vec::new();
-        let mut expanded = 0usize;
-        while !frontier.is_empty() {
-            let mut next_frontier = Vec::new();
-            for (state, state_fingerprint) in frontier {
-                expanded += 1;
-                if expanded % 1024 == 0 && !go_on(parents.len()) {
-                    return Err(());
+        let searched = crate::shortest::shortest_path(
+            init,
+            |state, actions| {
+                if caught(|| self.enabled(state, actions)).is_err() {
+                    actions.clear();
                 }
-                actions.clear();
-                if caught(|| self.enabled(&state, &mut actions)).is_err() {
-                    continue;
-                }
-                for (index, action) in actions.iter().enumerate() {
-                    let Ok(Some(next)) = caught(|| self.step(&state, action)) else {
-                        continue;
-                    };
-                    let next_fingerprint = fingerprint(&next);
-                    if parents.contains_key(&next_fingerprint) {
-                        continue;
-                    }
-                    parents.insert(next_fingerprint, (state_fingerprint, index));
-                    if found(&next) {
-                        return Ok(Some(self.rebuild(
-                            &parents,
-                            init_fingerprint,
-                            next_fingerprint,
-                        )));
-                    }
-                    next_frontier.push((next, next_fingerprint));
-                }
-            }
-            frontier = next_frontier;
-        }
-        Ok(None)
-    }
-
-    fn rebuild(&self, parents: &HashMap<u64, (u64, usize)>, init: u64, last: u64) -> Vec<Action> {
-        let mut indices = Vec::new();
-        let mut at = last;
-        while at != init {
-            let (parent, index) = parents[&at];
-            indices.push(index);
-            at = parent;
-        }
-        let mut state = self.init_states().remove(0);
-        let mut path = Vec::with_capacity(indices.len());
-        for index in indices.into_iter().rev() {
-            let mut actions = Vec::new();
-            self.enabled(&state, &mut actions);
-            let action = actions.swap_remove(index);
-            state = self
-                .step(&state, &action)
-                .expect("a recorded action is enabled");
-            path.push(action);
-        }
-        path
+            },
+            |state, action| caught(|| self.step(state, action)).ok().flatten(),
+            fingerprint,
+            |state, _| found(state),
+            &mut go_on,
+        );
+        searched.map(|path| path.map(|(actions, _)| actions))
     }
 }
 

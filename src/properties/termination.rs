@@ -1160,40 +1160,14 @@ where
     let Some(init) = model.init_states().into_iter().next() else {
         return Ok(None);
     };
-    let init_fingerprint = fingerprint(&init);
-    let mut parents: HashMap<u64, (u64, usize)> = HashMap::from([(init_fingerprint, (0, 0))]);
-    let mut queue = VecDeque::from([(init, init_fingerprint)]);
-    let mut actions = Vec::new();
-    while let Some((state, state_fingerprint)) = queue.pop_front() {
-        if found(&state, state_fingerprint) {
-            let mut indices = Vec::new();
-            let mut at = state_fingerprint;
-            while at != init_fingerprint {
-                let (parent, index) = parents[&at];
-                indices.push(index);
-                at = parent;
-            }
-            indices.reverse();
-            return Ok(Some((follow(model, &indices), state)));
-        }
-        if parents.len() % 1024 == 0 && !go_on(parents.len()) {
-            return Err(());
-        }
-        actions.clear();
-        model.actions(&state, &mut actions);
-        for (index, action) in actions.drain(..).enumerate() {
-            let Some(next) = model.next_state(&state, action) else {
-                continue;
-            };
-            let next_fingerprint = fingerprint(&next);
-            if parents.contains_key(&next_fingerprint) {
-                continue;
-            }
-            parents.insert(next_fingerprint, (state_fingerprint, index));
-            queue.push_back((next, next_fingerprint));
-        }
-    }
-    Ok(None)
+    crate::shortest::shortest_path(
+        init,
+        |state, actions| model.actions(state, actions),
+        |state, action| model.next_state(state, action.clone()),
+        fingerprint,
+        found,
+        go_on,
+    )
 }
 
 /// The actions at `indices` in the model's action order, taken from the
