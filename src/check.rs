@@ -1,4 +1,5 @@
-//! Checking a world: an exhaustive search of every state (stateright's),
+//! Checking a world: an exhaustive search of every state (our own depth-first
+//! one, [`crate::search`], or stateright's breadth-first one),
 //! the verdict on each property against the one expected, with its shortest
 //! counterexample, what the search covered, and the limits it may stop at.
 
@@ -12,6 +13,7 @@ use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 use crate::properties::termination::{self, Termination};
 use crate::recipe::Recipe;
 use crate::reduce::Reductions;
+use crate::search::{follow, Limits, Search};
 use crate::trace::{discovered, Trace};
 use crate::world::{panic_message, Action, Control, Panic, World, WorldState};
 /// The answer a scenario expects for one property.
@@ -186,9 +188,7 @@ pub fn check_bounded<R: Recipe>(
         .properties()
         .iter()
         .map(|property| {
-            let found = discoveries
-                .get(property.name)
-                .map(|path| path.clone().into_actions());
+            let found = discoveries.get(property.name).cloned();
             let asked = options.witnesses.iter().any(|name| name == property.name);
             let trace = found.map(|found| explain(&world, property, &found, asked, &mut go_on));
             PropertyOutcome::judge(property, expect, trace, None, complete)
@@ -220,7 +220,7 @@ pub fn check_bounded<R: Recipe>(
 /// A search that ended: its checker, the limit it stopped at, and a panic
 /// of the model (kept by the world) or of a checker thread.
 struct Searched<R: Recipe> {
-    checker: Box<dyn Checker<World<R>>>,
+    checker: Searcher<R>,
     stopped: Option<Limit>,
     kept_panic: Option<Panic<R>>,
     thread_panic: Option<String>,
@@ -241,28 +241,35 @@ fn search<R: Recipe>(
         control: Some(Arc::clone(control)),
         ..world.clone()
     };
-    let mut builder = searched
-        .checker()
-        .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
-        .threads(options.threads.max(1));
-    // stateright counts a path's states (the initial one is depth 1) and
-    // skips, unchecked, a state at its target depth: checking every path of
+    // Both searches count a path's states (the initial one is depth 1) and
+    // skip, unchecked, a state at its target depth: checking every path of
     // `depth` steps takes a target of `depth + 2`. The scenario's depth
     // bound always applies, so a recipe that loops stops there.
     let depth = termination::depth_limit(options.max_depth, bound);
-    builder = builder.target_max_depth(depth + 2);
-    if let Some(states) = options.max_states {
-        builder = builder.target_state_count(states);
-    }
-    if let Some(timeout) = options.timeout {
-        builder = builder.timeout(timeout);
-    }
-    let mut checker: Box<dyn Checker<World<R>>> = if options.bfs {
-        Box::new(builder.spawn_bfs())
+    let mut checker = if options.bfs {
+        let mut builder = searched
+            .checker()
+            .finish_when(HasDiscoveries::AllOf(["(explore every state)"].into()))
+            .threads(options.threads.max(1))
+            .target_max_depth(depth + 2);
+        if let Some(states) = options.max_states {
+            builder = builder.target_state_count(states);
+        }
+        if let Some(timeout) = options.timeout {
+            builder = builder.timeout(timeout);
+        }
+        Searcher::Breadth(Box::new(builder.spawn_bfs()))
     } else {
-        Box::new(builder.spawn_dfs())
+        Searcher::Depth(Search::spawn(
+            searched,
+            Limits {
+                threads: options.threads.max(1),
+                target_depth: Some(depth + 2),
+                target_states: options.max_states,
+            },
+        ))
     };
-    let stopped = watch(checker.as_mut(), options, control, started);
+    let stopped = watch(&mut checker, options, control, started);
     let mut thread_panic = None;
     for handle in checker.handles() {
         if let Err(payload) = handle.join() {
@@ -310,6 +317,56 @@ fn search<R: Recipe>(
     }
 }
 
+/// The search that runs: zoocheck's own depth-first one (the default), or
+/// stateright's breadth-first one.
+enum Searcher<R: Recipe> {
+    Depth(Search<World<R>>),
+    Breadth(Box<dyn Checker<World<R>>>),
+}
+
+impl<R: Recipe> Searcher<R> {
+    fn handles(&mut self) -> Vec<std::thread::JoinHandle<()>> {
+        match self {
+            Searcher::Depth(search) => search.handles(),
+            Searcher::Breadth(checker) => checker.handles(),
+        }
+    }
+
+    fn state_count(&self) -> usize {
+        match self {
+            Searcher::Depth(search) => search.state_count(),
+            Searcher::Breadth(checker) => checker.state_count(),
+        }
+    }
+
+    fn unique_state_count(&self) -> usize {
+        match self {
+            Searcher::Depth(search) => search.unique_state_count(),
+            Searcher::Breadth(checker) => checker.unique_state_count(),
+        }
+    }
+
+    fn max_depth(&self) -> usize {
+        match self {
+            Searcher::Depth(search) => search.max_depth(),
+            Searcher::Breadth(checker) => checker.max_depth(),
+        }
+    }
+
+    /// Each discovered property's path.
+    fn discoveries(&self) -> std::collections::BTreeMap<&'static str, Vec<Action>> {
+        match self {
+            Searcher::Depth(search) => (search.discoveries().into_iter())
+                // The first index picks the initial state: a world has one.
+                .map(|(name, indices)| (name, follow(search.model(), &indices[1..])))
+                .collect(),
+            Searcher::Breadth(checker) => (checker.discoveries().into_iter())
+                .map(|(name, path)| (name, path.into_actions()))
+                .collect(),
+        }
+    }
+}
+
 /// Watches the search's workers until the last stops, reporting progress
 /// and halting them at the time or memory limit: the limit it stopped at.
 ///
@@ -318,7 +375,7 @@ fn search<R: Recipe>(
 /// on exploring every state, and the limits must hold until the last of
 /// them stops.
 fn watch<R: Recipe>(
-    checker: &mut dyn Checker<World<R>>,
+    checker: &mut Searcher<R>,
     options: &CheckOptions,
     control: &Control<R>,
     started: Instant,

@@ -71,6 +71,7 @@ pub mod recipe;
 pub mod reduce;
 pub mod report;
 pub mod scenario;
+pub mod search;
 pub mod shortest;
 pub mod shrink;
 pub mod simulate;

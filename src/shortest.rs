@@ -112,11 +112,13 @@ where
 }
 
 /// The fingerprints seen: already well mixed, so the set hashes them as
-/// they are.
+/// they are ([`AsIs`]).
 type Fingerprints = HashSet<u64, BuildHasherDefault<AsIs>>;
 
+/// A hasher for fingerprints, which are already well mixed: a set of them
+/// hashes each as it is.
 #[derive(Default)]
-struct AsIs(u64);
+pub(crate) struct AsIs(u64);
 
 impl Hasher for AsIs {
     fn finish(&self) -> u64 {

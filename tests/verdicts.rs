@@ -241,8 +241,10 @@ fn someone_wrote(_: &World<Scribbler>, state: &WorldState<Scribbled>) -> bool {
     state.processes.iter().any(|process| process.recipe.0 > 0)
 }
 
-/// Violated early; stateright expands only the states where it holds, which
-/// are most of them.
+/// Violated early, and from then on in every state below: stateright's
+/// checker went on from none of those (it had nothing left to find there),
+/// and saw 692,504 of the 31,049,348 states of three clients writing five
+/// times each.
 fn c1_writes_at_most_once(_: &World<Scribbler>, state: &WorldState<Scribbled>) -> bool {
     state.processes[1].recipe.0 <= 1
 }
@@ -252,10 +254,12 @@ fn limits_hold_after_every_property_is_found() {
     // REGRESSION: the search was watched only until stateright called it
     // done, which it does once every property has a discovery; the workers
     // went on exploring every state with no time or memory limit kept.
+    // zoocheck's own search (`crate::search`) has no such notion of done,
+    // and the limits must still hold once every property is found.
     let recipe = Scribbler {
         dir: Path::new("/scribbles"),
     };
-    let world = World::new(recipe, vec![vec![Go; 5]; 3], || {
+    let world = World::new(recipe, vec![vec![Go; 3]; 3], || {
         vec![
             Property::always("c1_writes_at_most_once", c1_writes_at_most_once),
             Property::sometimes("someone_wrote", someone_wrote),
@@ -267,7 +271,7 @@ fn limits_hold_after_every_property_is_found() {
     ];
     let whole = check_world(world.clone(), &CheckOptions::default(), &expect);
     assert!(whole.complete());
-    assert_eq!(whole.unique_states, 692_504, "pin the space");
+    assert_eq!(whole.unique_states, 65_882, "pin the space");
     let cut = check_world(
         world,
         &CheckOptions {

@@ -1170,27 +1170,6 @@ where
     )
 }
 
-/// The actions at `indices` in the model's action order, taken from the
-/// initial state one after the other.
-fn follow<M>(model: &M, indices: &[usize]) -> Vec<M::Action>
-where
-    M: Model,
-    M::Action: Clone,
-{
-    let mut state = model.init_states().remove(0);
-    let mut path = Vec::with_capacity(indices.len());
-    for &index in indices {
-        let mut actions = Vec::new();
-        model.actions(&state, &mut actions);
-        let action = actions.swap_remove(index);
-        state = model
-            .next_state(&state, action.clone())
-            .expect("a recorded action leads somewhere");
-        path.push(action);
-    }
-    path
-}
-
 /// A path of `steps` steps from the initial state, if the model has one
 /// (within the paths it does not leave by a cycle); `Err(())` if `go_on`
 /// said stop.
@@ -1259,7 +1238,7 @@ where
                 indices.push(first);
             }
         }
-        follow(model, &indices)
+        crate::search::follow(model, &indices)
     };
     while !frames.is_empty() {
         let depth = frames.len() - 1;
