@@ -783,7 +783,7 @@ pub struct Params {
 impl crate::catalogue::Params for Params {
     const MEANINGS: &'static [(&'static str, &'static str)] = &[(
         "threshold",
-        "how many processes must enter before any computes (1 to 4); by default as many as the scripts enter",
+        "how many processes must enter before any computes (1 to 5); by default as many as the scripts enter",
     )];
 }
 

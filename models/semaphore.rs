@@ -182,7 +182,7 @@ impl Default for Params {
 impl crate::catalogue::Params for Params {
     const MEANINGS: &'static [(&'static str, &'static str)] = &[(
         "max_leases",
-        "how many clients may hold a lease at once (1 to 4; Curator's maxLeases)",
+        "how many clients may hold a lease at once (1 to 5; Curator's maxLeases)",
     )];
 }
 

@@ -85,7 +85,7 @@ fn a_value_of_the_wrong_type_names_its_key() {
     assert_eq!(
         error_of(&replaced("clients = 2", "clients = \"two\"")),
         "scenarios/lock/broken.toml: `clients`: invalid type: string \"two\", expected a whole \
-         number from 1 to 4 (line 4)"
+         number from 1 to 5 (line 4)"
     );
 }
 
@@ -134,14 +134,25 @@ fn an_unknown_command_lists_the_recipes_commands() {
 }
 
 #[test]
+fn five_clients_are_the_most_a_scenario_takes() {
+    let five = replaced("clients = 2", "clients = 5");
+    let scenario = Scenario::parse(&five, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(scenario.clients, 5);
+    assert_eq!(
+        error_of(&replaced("clients = 2", "clients = 6")),
+        "scenarios/lock/broken.toml: `clients`: 6 clients; expected 1 to 5"
+    );
+}
+
+#[test]
 fn client_counts_outside_the_limits_are_refused() {
     assert_eq!(
         error_of(&replaced("clients = 2", "clients = 0")),
-        "scenarios/lock/broken.toml: `clients`: 0 clients; expected 1 to 4"
+        "scenarios/lock/broken.toml: `clients`: 0 clients; expected 1 to 5"
     );
     assert_eq!(
         error_of(&replaced("clients = 2", "clients = 9")),
-        "scenarios/lock/broken.toml: `clients`: 9 clients; expected 1 to 4"
+        "scenarios/lock/broken.toml: `clients`: 9 clients; expected 1 to 5"
     );
 }
 
@@ -868,7 +879,7 @@ fn parameters_are_typed_and_unknown_ones_name_the_recipes() {
     );
     assert_eq!(
         broken("threshold = 1", "threshold = 9"),
-        "scenarios/double_barrier/broken.toml: `params.threshold`: 9; expected 1 to 4"
+        "scenarios/double_barrier/broken.toml: `params.threshold`: 9; expected 1 to 5"
     );
     assert_eq!(
         broken("threshold = 1", "threshold = \"one\""),
@@ -1055,7 +1066,7 @@ fn a_semaphore_of_no_lease_is_refused() {
         Scenario::parse(text, file, "semaphore/broken")
             .unwrap_err()
             .to_string(),
-        "scenarios/semaphore/broken.toml: `params.max_leases`: 0; expected 1 to 4 (a semaphore \
+        "scenarios/semaphore/broken.toml: `params.max_leases`: 0; expected 1 to 5 (a semaphore \
          of no lease holds nobody)"
     );
     let one = text.replace("max_leases = 0", "max_leases = 1");

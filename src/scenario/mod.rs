@@ -71,7 +71,7 @@ mod file;
 
 /// Limits on what a scenario may ask, so that every question stays answerable
 /// by an exhaustive search on a laptop.
-pub const CLIENTS_MAX: u8 = 4;
+pub const CLIENTS_MAX: u8 = 5;
 pub const SCRIPT_LEN_MAX: usize = 8;
 pub const FAULT_BUDGET_MAX: u8 = 3;
 
