@@ -43,8 +43,12 @@ impl Verdict {
 /// How to search.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
-    /// Breadth first instead of depth first. The verdicts and state counts
-    /// are the same; breadth first keeps every state of a level in memory
+    /// Breadth first (stateright's checker) instead of depth first. The
+    /// verdicts are the same, and so are the counts unless some state
+    /// violates every `always` property and meets every `sometimes` one:
+    /// stateright's checker does not go on from such a state
+    /// ([`crate::search`]), so its counts can be smaller and its `terminates`
+    /// and coverage judged on fewer states. Breadth first keeps every state of a level in memory
     /// (about a kilobyte each) where depth first keeps a fingerprint, and
     /// gains nothing from a second thread. Shortest counterexamples are found
     /// by a search of their own either way.
@@ -226,8 +230,8 @@ struct Searched<R: Recipe> {
     thread_panic: Option<String>,
 }
 
-/// Runs stateright's search of every state until it ends or a limit stops
-/// it, reporting progress.
+/// Runs the search of every state (ours depth first, stateright's breadth
+/// first) until it ends or a limit stops it, reporting progress.
 fn search<R: Recipe>(
     world: &World<R>,
     options: &CheckOptions,
@@ -269,9 +273,10 @@ fn search<R: Recipe>(
             },
         ))
     };
-    let stopped = watch(&mut checker, options, control, started);
+    let handles = checker.handles();
+    let stopped = watch(&checker, &handles, options, control, started);
     let mut thread_panic = None;
-    for handle in checker.handles() {
+    for handle in handles {
         if let Err(payload) = handle.join() {
             thread_panic = Some(panic_message(payload.as_ref()));
         }
@@ -371,16 +376,16 @@ impl<R: Recipe> Searcher<R> {
 /// and halting them at the time or memory limit: the limit it stopped at.
 ///
 /// The workers themselves are watched, not `is_done`: stateright calls a
-/// search done once every property has a discovery, while the workers go
-/// on exploring every state, and the limits must hold until the last of
-/// them stops.
+/// search done once every property has a discovery, while its workers go
+/// on, and the limits must hold until the last of them stops. The caller
+/// keeps the handles, to join them and hear of a worker's panic.
 fn watch<R: Recipe>(
-    checker: &mut Searcher<R>,
+    checker: &Searcher<R>,
+    handles: &[std::thread::JoinHandle<()>],
     options: &CheckOptions,
     control: &Control<R>,
     started: Instant,
 ) -> Option<Limit> {
-    let handles = checker.handles();
     let mut stopped = None;
     while !handles.iter().all(std::thread::JoinHandle::is_finished) {
         let memory = crate::memory::resident_bytes();

@@ -63,8 +63,10 @@ enum Command {
         /// Scenario files, or directories of them: e.g. scenarios/lock/guid_2_clients.toml, scenarios/.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
-        /// Search breadth first (the same verdicts and counts; holds every
-        /// state of a level in memory and gains nothing from threads).
+        /// Search breadth first, with stateright's checker (holds every
+        /// state of a level in memory and gains nothing from threads; it does
+        /// not go on from a state that violates every always property and
+        /// meets every sometimes one, so its counts can be smaller).
         #[arg(long)]
         bfs: bool,
         /// The reductions the search makes: all (the default), none, or a

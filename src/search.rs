@@ -3,14 +3,16 @@
 //!
 //! It visits states as stateright 0.31's depth-first checker does, so that
 //! one thread meets the same states in the same order, with the same counts
-//! and the same discoveries: a stack of states still to visit, the last
+//! and the same discoveries (its fingerprints hash with other keys, so only
+//! a fingerprint collision, which either search may meet, could tell them
+//! apart): a stack of states still to visit, the last
 //! pushed visited first, each state's successors pushed in the model's
 //! action order, a successor pushed only the first time its fingerprint is
 //! seen; a state at the target depth or deeper is skipped unvisited; each
 //! property's discovery is the path to the *last* state met that violates
 //! it (an `always`) or satisfies it (a `sometimes`).
 //!
-//! Two things differ, both for threads:
+//! Two things differ:
 //! - **Sharing.** A thread that runs out of work says so on a shared
 //!   counter, and a busy thread that sees it hands over the *bottom* half of
 //!   its stack: the states nearest the initial one, whose subtrees are the
@@ -33,7 +35,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -83,6 +85,9 @@ struct Shared<M: Model> {
     work_posted: Condvar,
     /// Threads waiting for work: a busy thread shares when it is not 0.
     hungry: AtomicUsize,
+    /// Raised when the search is closed (a state limit, a thread's panic):
+    /// busy threads stop at the end of their block.
+    stop: AtomicBool,
 }
 
 /// What one thread counted and has not added to the search's counts yet.
@@ -116,7 +121,6 @@ where
     pub fn spawn(model: M, limits: Limits) -> Search<M> {
         let threads = limits.threads.max(1);
         let properties = model.properties();
-        assert!(properties.len() <= 64, "at most 64 properties");
         let inits = model.init_states();
         let shared = Arc::new(Shared {
             properties,
@@ -133,6 +137,7 @@ where
             }),
             work_posted: Condvar::new(),
             hungry: AtomicUsize::new(0),
+            stop: AtomicBool::new(false),
             model,
         });
         *lock(&shared.discoveries) = vec![None; shared.properties.len()];
@@ -374,6 +379,7 @@ where
     }
 
     fn close(&self) {
+        self.stop.store(true, Ordering::Relaxed);
         let mut market = lock(&self.market);
         market.closed = true;
         market.stacks.clear();

@@ -298,6 +298,40 @@ fn limits_hold_after_every_property_is_found() {
     assert_eq!(whole.judgement(), Judgement::Met);
 }
 
+#[test]
+fn a_panic_in_a_propertys_condition_is_reported_on_any_number_of_threads() {
+    // REGRESSION: the search's thread handles were taken by the watcher and
+    // dropped, so the panic of a worker went unheard and a search that had
+    // stopped short was reported complete.
+    fn reads_too_far(_: &World<Scribbler>, state: &WorldState<Scribbled>) -> bool {
+        assert!(state.processes[0].recipe.0 < 2, "the condition gave up");
+        true
+    }
+    for threads in [1, 2] {
+        let world = World::new(
+            Scribbler {
+                dir: Path::new("/scribbles"),
+            },
+            vec![vec![Go; 3]; 3],
+            || vec![Property::always("reads_too_far", reads_too_far)],
+        );
+        let options = CheckOptions {
+            threads,
+            ..CheckOptions::default()
+        };
+        let outcome = check_world(world, &options, &[("reads_too_far", Verdict::Holds)]);
+        let panic = outcome.panic.as_ref().expect("the panic is reported");
+        assert!(
+            panic.message.contains("the condition gave up"),
+            "{}",
+            panic.message
+        );
+        assert!(!outcome.complete());
+        assert_eq!(outcome.judgement(), Judgement::NotMet);
+        assert!(outcome.unique_states < 65_882, "{}", outcome.unique_states);
+    }
+}
+
 /// Creates a node and, whatever the answer, asks again at once: on a dead
 /// session its client library fails each request at once, so the recipe
 /// would loop within one step.
