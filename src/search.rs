@@ -265,6 +265,8 @@ where
                 .is_some_and(|target| target <= states)
             {
                 self.close();
+            }
+            if self.stop.load(Ordering::Relaxed) {
                 return;
             }
             if stack.len() > 1 && self.hungry.load(Ordering::Relaxed) > 0 {
@@ -559,18 +561,27 @@ mod tests {
 
     #[test]
     fn a_state_limit_stops_every_thread() {
-        let mut search = Search::spawn(
-            Counters,
-            Limits {
-                threads: 2,
-                target_depth: None,
-                target_states: Some(2000),
-            },
-        );
-        for handle in search.handles() {
-            handle.join().expect("no thread panics");
-        }
         let all = ours(1, None).state_count();
-        assert!(search.state_count() >= 2000 && search.state_count() < all);
+        // Early, when one thread has all the work, and later, when both are
+        // busy: the one that does not reach the limit stops too, within a
+        // block (each of whose states generates at most six).
+        for target in [2000, all / 4] {
+            let mut search = Search::spawn(
+                Counters,
+                Limits {
+                    threads: 2,
+                    target_depth: None,
+                    target_states: Some(target),
+                },
+            );
+            for handle in search.handles() {
+                handle.join().expect("no thread panics");
+            }
+            let counted = search.state_count();
+            assert!(
+                counted >= target && counted <= target + 2 * BLOCK * 6,
+                "{counted} of {all}, limit {target}"
+            );
+        }
     }
 }
