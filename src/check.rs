@@ -47,10 +47,10 @@ pub struct CheckOptions {
     /// verdicts are the same, and so are the counts unless some state
     /// violates every `always` property and meets every `sometimes` one:
     /// stateright's checker does not go on from such a state
-    /// ([`crate::search`]), so its counts can be smaller and its `terminates`
-    /// and coverage judged on fewer states. Breadth first keeps every state of a level in memory
-    /// (about a kilobyte each) where depth first keeps a fingerprint, and
-    /// gains nothing from a second thread. Shortest counterexamples are found
+    /// ([`crate::search`]), so its counts can be smaller and its
+    /// `terminates` and coverage judged on fewer states. Breadth first keeps
+    /// every state of a level in memory (about a kilobyte each) where depth
+    /// first keeps a fingerprint, and gains nothing from a second thread. Shortest counterexamples are found
     /// by a search of their own either way.
     pub bfs: bool,
     /// Checker threads; 0 or 1 is one thread (deterministic counts and traces).

@@ -396,18 +396,12 @@ where
     M: Model,
     M::Action: Clone,
 {
-    let mut state = model.init_states().remove(0);
-    let mut path = Vec::with_capacity(indices.len());
-    for &index in indices {
-        let mut actions = Vec::new();
-        model.actions(&state, &mut actions);
-        let action = actions.swap_remove(index);
-        state = model
-            .next_state(&state, action.clone())
-            .expect("a recorded action leads somewhere");
-        path.push(action);
-    }
-    path
+    crate::shortest::replay(
+        model.init_states().remove(0),
+        |state, actions| model.actions(state, actions),
+        |state, action| model.next_state(state, action.clone()),
+        indices,
+    )
 }
 
 /// A fingerprint of a state: ahash with fixed keys, the same on every run.

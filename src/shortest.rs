@@ -220,18 +220,30 @@ impl Tree {
             chosen[level - 1] = self.levels[level].actions[at] as usize;
             at = self.levels[level].parents[at] as usize;
         }
-        let mut state = init.clone();
-        let mut path = Vec::with_capacity(deepest);
-        let mut enabled = Vec::new();
-        for index in chosen {
-            enabled.clear();
-            actions(&state, &mut enabled);
-            let action = enabled[index].clone();
-            state = step(&state, &action).expect("a recorded step is taken again");
-            path.push(action);
-        }
-        path
+        replay(init.clone(), actions, step, &chosen)
     }
+}
+
+/// The actions at `indices` in the order `actions` lists each state's
+/// actions, taken from `init` one after the other: a path a search recorded
+/// as indices, made again.
+pub fn replay<S, A: Clone>(
+    init: S,
+    actions: impl Fn(&S, &mut Vec<A>),
+    step: impl Fn(&S, &A) -> Option<S>,
+    indices: &[usize],
+) -> Vec<A> {
+    let mut state = init;
+    let mut path = Vec::with_capacity(indices.len());
+    let mut enabled = Vec::new();
+    for &index in indices {
+        enabled.clear();
+        actions(&state, &mut enabled);
+        let action = enabled.swap_remove(index);
+        state = step(&state, &action).expect("a recorded step is taken again");
+        path.push(action);
+    }
+    path
 }
 
 /// One walk down the tree to a level: which states it must pass through
