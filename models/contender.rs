@@ -37,6 +37,7 @@ use crate::recipe::{session_scoped, Effects, Incarnation, Observation, Role, Tok
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
+use crate::symmetry::{Renaming, Symmetric};
 
 /// What a rule decides, given the children and our node (steps 3 and 4).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,6 +180,36 @@ impl State {
 
     pub fn holds(&self) -> bool {
         self.phase == Phase::Held
+    }
+}
+
+/// A contender keeps node names, its own and the one it watches: they are
+/// renamed; the rest carries no client's identity.
+impl Symmetric for State {
+    fn renamed(&self, renaming: &Renaming) -> Option<State> {
+        let phase = match &self.phase {
+            Phase::Watching(name) => Phase::Watching(renaming.name(name)),
+            other => other.clone(),
+        };
+        Some(State {
+            phase,
+            node: self.node.as_ref().map(|name| renaming.name(name)),
+            ..self.clone()
+        })
+    }
+
+    /// Its phase, role, cancellation and renewals, and its node's sequence
+    /// number.
+    fn anonymous(&self) -> u64 {
+        let token = (self.node.as_deref()).and_then(|node| sequence_after(node, marker(self.role)));
+        let words = [
+            u64::from(self.phase.index()),
+            self.role as u64,
+            u64::from(self.cancelled),
+            u64::from(self.renewals),
+        ];
+        let fields = words.iter().fold(0, |all, word| all << 8 | word);
+        fields << 32 ^ token.map_or(u64::MAX, |token| token as u64)
     }
 }
 

@@ -18,6 +18,9 @@ pub struct Joined;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Joins(u16);
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for Joins {}
+
 impl Joins {
     fn bit(process: Incarnation) -> u16 {
         1 << (process.client * 4 + usize::from(process.restarts.min(3)))

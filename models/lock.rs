@@ -186,6 +186,15 @@ impl Recipe for Lock {
         State::new(Role::Lock)
     }
 
+    /// A contender finds its node in a listing by its GUID and ranks nodes
+    /// by sequence number, whatever their order. Not where two nodes may
+    /// carry its GUID and it takes the first listed: a host's GUID is its
+    /// dead predecessor's too, and a careless application leaves a node
+    /// behind under its GUID while it creates another.
+    fn symmetric(&self) -> bool {
+        !matches!(self.variant, Variant::HostGuid | Variant::CarelessCancel)
+    }
+
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
         let contender = &self.contender;
         match input {

@@ -95,6 +95,9 @@ pub struct State {
     pub renewals: u8,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for State {}
+
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

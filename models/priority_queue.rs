@@ -191,6 +191,9 @@ pub struct PriorityLog {
     pub inverted: bool,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for PriorityLog {}
+
 impl AsRef<QueueLog> for PriorityLog {
     fn as_ref(&self) -> &QueueLog {
         &self.queue

@@ -286,6 +286,9 @@ pub struct State {
     pub quit: bool,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for State {}
+
 impl State {
     pub fn new() -> State {
         State {

@@ -322,6 +322,9 @@ pub struct State {
     pub renewals: u8,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for State {}
+
 impl State {
     pub fn new() -> State {
         State {

@@ -102,6 +102,9 @@ pub struct Ledger {
     pub decisions: Ballots,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for Ledger {}
+
 impl Log for Ledger {
     type Fact = Fact;
 
@@ -209,6 +212,9 @@ pub struct State {
     /// renewed session takes it up again.
     pub interrupted: bool,
 }
+
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {

@@ -76,6 +76,7 @@ pub mod shortest;
 pub mod shrink;
 pub mod simulate;
 pub mod store;
+pub mod symmetry;
 pub mod template;
 pub mod text;
 pub mod trace;

@@ -70,7 +70,7 @@ enum Command {
         #[arg(long)]
         bfs: bool,
         /// The reductions the search makes: all (the default), none, or a
-        /// comma-separated list (counters). The verdicts are the same either
+        /// comma-separated list (counters, symmetry). The verdicts are the same either
         /// way; without them the search stores more states.
         #[arg(long, value_name = "LIST", default_value = "all")]
         reduce: zoocheck::reduce::Reductions,

@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
 use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, WatchEvent};
+use crate::symmetry::Symmetric;
 
 /// Index of a client in a world: `0`, `1`, ...
 pub type ClientId = usize;
@@ -162,7 +163,7 @@ pub enum Observation<F = Infallible> {
 /// belongs to one recipe (stateright's `ActorModel` history is the model),
 /// so that a recipe bringing new facts touches nothing the world shares.
 /// `()` keeps nothing, for a recipe whose facts are all shared tenure facts.
-pub trait Log: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + 'static {
+pub trait Log: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + Symmetric + 'static {
     /// The facts it records.
     type Fact: Clone + Debug + PartialEq + Eq + Hash + Send + Sync + 'static;
 
@@ -268,7 +269,7 @@ impl<F> Effects<F> {
 pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// One client's recipe state; traces print it with Display, in words
     /// (`Watching c0-lock-0000000000 from c1-lock-0000000001`), never as Rust.
-    type State: Clone + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
+    type State: Clone + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync + Symmetric;
     /// What the application can ask of the recipe; traces print it with
     /// Display, as scenario scripts name it (`vote_commit`).
     type Command: Clone + Copy + Debug + std::fmt::Display + PartialEq + Eq + Hash + Send + Sync;
@@ -281,6 +282,15 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
 
     /// The state of a freshly started process.
     fn init(&self, me: Incarnation) -> Self::State;
+
+    /// Whether clients of this variant that differ only in their names are
+    /// interchangeable ([`crate::symmetry`]): its state and log rename
+    /// ([`Symmetric`]), and it acts on a listing of children through the
+    /// names' sequence numbers and GUIDs only, never through their order.
+    /// `tests/reductions.rs` checks a recipe that says so. By default not.
+    fn symmetric(&self) -> bool {
+        false
+    }
 
     /// Reacts to one input.
     fn handle(

@@ -67,6 +67,14 @@
 //! Measured on the 3-client guid lock question
 //! (`benches/spin/lock_guid_3.toml`): 4,015,346 states without reductions,
 //! 736,060 with `counters`; the README's performance section has the times.
+//!
+//! # `symmetry`: which of interchangeable clients is which
+//!
+//! Clients with the same recipe variant, script and timeouts, and no fault
+//! aimed at them by number, are interchangeable where their recipe says so;
+//! a state and its renaming are one class. The renaming, the argument and
+//! the choice of a representative are in [`crate::symmetry`]. It keeps the
+//! rank: every part the rank reads is a count over all clients.
 
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
@@ -74,6 +82,7 @@ use std::str::FromStr;
 use crate::client::{Client, Request, ServerMessage, Watches};
 use crate::net::{Link, Net};
 use crate::store::{Op, Store, Zxid};
+use crate::symmetry::Groups;
 
 /// Which reductions a search makes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -81,18 +90,27 @@ pub struct Reductions {
     /// States that differ only in the zxids their clients have seen and the
     /// numbers of their requests, as far as no step can tell, are one.
     pub counters: bool,
+    /// States that differ only in which of interchangeable clients is
+    /// which are one ([`crate::symmetry`]).
+    pub symmetry: bool,
 }
 
 impl Reductions {
-    pub const ALL: Reductions = Reductions { counters: true };
-    pub const NONE: Reductions = Reductions { counters: false };
+    pub const ALL: Reductions = Reductions {
+        counters: true,
+        symmetry: true,
+    };
+    pub const NONE: Reductions = Reductions {
+        counters: false,
+        symmetry: false,
+    };
 
     /// Each reduction's name, as `--reduce` takes it.
-    pub const NAMES: [&'static str; 1] = ["counters"];
+    pub const NAMES: [&'static str; 2] = ["counters", "symmetry"];
 
     /// Whether each reduction is made, in [`Reductions::NAMES`]' order.
-    fn made(&self) -> [bool; 1] {
-        [self.counters]
+    fn made(&self) -> [bool; 2] {
+        [self.counters, self.symmetry]
     }
 
     /// The reductions by name, for a report: `counters`, or `none`.
@@ -118,15 +136,24 @@ pub struct Classes {
     /// ever starts over with a new session (a renewal, a restart), which
     /// sets its next xid back to 1.
     pub xid_sum: bool,
+    /// [`Reductions::symmetry`]: the clients each is interchangeable with
+    /// (none without it).
+    pub symmetry: Groups,
 }
 
 impl Classes {
     /// The classes of a world that makes `reductions`, where client
-    /// libraries start over (`restarts`) or not.
-    pub fn of(reductions: Reductions, restarts: bool) -> Classes {
+    /// libraries start over (`restarts`) or not, and whose clients are
+    /// interchangeable within `groups`.
+    pub fn of(reductions: Reductions, restarts: bool, groups: Groups) -> Classes {
         Classes {
             counters: reductions.counters,
             xid_sum: reductions.counters && !restarts,
+            symmetry: if reductions.symmetry {
+                groups
+            } else {
+                Groups::default()
+            },
         }
     }
 }
@@ -151,6 +178,7 @@ impl FromStr for Reductions {
         for name in text.split(',').map(str::trim) {
             match name {
                 "counters" => reductions.counters = true,
+                "symmetry" => reductions.symmetry = true,
                 _ => {
                     let names = Reductions::NAMES.join(", ");
                     let expected = format!("all, none, or a comma-separated list of {names}");
@@ -272,13 +300,20 @@ mod tests {
     fn reductions_read_by_name() {
         assert_eq!("all".parse(), Ok(Reductions::ALL));
         assert_eq!("none".parse(), Ok(Reductions::NONE));
-        assert_eq!(" counters ".parse(), Ok(Reductions::ALL));
-        assert_eq!(Reductions::ALL.words(), "counters");
+        assert_eq!(" counters , symmetry".parse(), Ok(Reductions::ALL));
+        let counters = Reductions {
+            counters: true,
+            symmetry: false,
+        };
+        assert_eq!("counters".parse(), Ok(counters));
+        assert_eq!(counters.words(), "counters");
+        assert_eq!(Reductions::ALL.words(), "counters,symmetry");
         assert_eq!(Reductions::NONE.words(), "none");
         let error = "counters,symetry".parse::<Reductions>().unwrap_err();
         assert_eq!(
             error,
-            "no reduction \"symetry\": expected all, none, or a comma-separated list of counters"
+            "no reduction \"symetry\": expected all, none, or a comma-separated list of \
+             counters, symmetry"
         );
     }
 

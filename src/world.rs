@@ -47,6 +47,7 @@ use crate::recipe::{
 };
 use crate::reduce::{Classes, Reductions};
 use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
+use crate::symmetry::{Groups, Symmetric};
 
 /// A node of the tree the server holds before any client starts (a
 /// scenario's `[[store.node]]`): a foreign child in the recipe's directory,
@@ -211,8 +212,26 @@ pub struct WorldState<S, L = ()> {
     pub classes: Classes,
 }
 
-impl<S: Hash, L: Hash> Hash for WorldState<S, L> {
+impl<S, L> Hash for WorldState<S, L>
+where
+    S: Hash + Clone + Symmetric,
+    L: Hash + Clone + Symmetric,
+{
     fn hash<H: Hasher>(&self, state: &mut H) {
+        if self.classes.symmetry.any() {
+            let groups = self.classes.symmetry;
+            if let Some(representative) = crate::symmetry::representative(self, &groups) {
+                return representative.hash_class(state);
+            }
+        }
+        self.hash_class(state);
+    }
+}
+
+impl<S: Hash, L: Hash> WorldState<S, L> {
+    /// Hashes this state as its class under the reductions other than
+    /// symmetry.
+    fn hash_class<H: Hasher>(&self, state: &mut H) {
         if self.classes.counters {
             crate::reduce::hash_net_class(&self.net, self.classes, state);
         } else {
@@ -526,7 +545,27 @@ impl<R: Recipe> World<R> {
     /// How its states hash: its reductions, as far as it allows each.
     pub fn classes(&self) -> Classes {
         let restarts = self.renews || self.budget.total(crate::faults::Kind::Restart) > 0;
-        Classes::of(self.reductions, restarts)
+        Classes::of(self.reductions, restarts, self.interchangeable())
+    }
+
+    /// Which clients are interchangeable ([`crate::symmetry`]): those whose
+    /// recipe says it renames, with the same variant and parameters, the
+    /// same script and timeouts, and no fault aimed at them by number.
+    pub fn interchangeable(&self) -> Groups {
+        let aimed_at = |client| {
+            (self.budget.aimed.iter())
+                .any(|aimed| aimed.target == crate::faults::Target::Client(client))
+        };
+        let variant = |client| format!("{:?}", self.recipe(client));
+        Groups::of(
+            self.clients(),
+            |client| self.recipe(client).symmetric() && !aimed_at(client),
+            |i, j| {
+                self.scripts[i] == self.scripts[j]
+                    && self.timed.get(i) == self.timed.get(j)
+                    && variant(i) == variant(j)
+            },
+        )
     }
 
     /// Whether step `step` of `client`'s script is given with a timeout.
@@ -1184,18 +1223,17 @@ impl<R: Recipe> Model for World<R> {
     fn init_states(&self) -> Vec<Self::State> {
         let clients = self.clients();
         let mut net = Net::new(self.store, clients);
-        // The recipe's directories exist before any client starts.
+        // The recipe's directories exist before any client starts, made by
+        // none of them: no client library has sent a request or read a
+        // zxid, so none differs from another but by its session.
         for path in self.shared().setup() {
-            net.submit(
-                0,
-                Op::Create {
-                    path,
-                    data: None,
-                    mode: CreateMode::Persistent,
-                },
-            );
+            let create = Op::Create {
+                path,
+                data: None,
+                mode: CreateMode::Persistent,
+            };
+            net.store.apply(net.session(0), &create);
         }
-        net.settle();
         let dead_sessions = self.plant(&mut net);
         let processes = (0..clients)
             .map(|client| Process {

@@ -32,6 +32,7 @@ use zoocheck::models::two_phase_commit::TwoPhaseCommit;
 use zoocheck::properties::termination;
 use zoocheck::reduce::{Classes, Reductions};
 use zoocheck::scenario::Scenario;
+use zoocheck::symmetry::{self, Groups, Renaming, Symmetric};
 use zoocheck::world::{World, WorldState};
 
 fn fingerprint<T: Hash>(value: &T) -> u64 {
@@ -85,17 +86,13 @@ fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
         reductions: Reductions::NONE,
         ..world
     };
-    let mut seen = HashSet::new();
-    let mut stack = world.init_states();
-    seen.extend(stack.iter().map(fingerprint));
     let mut groups: HashMap<u64, (u64, String)> = HashMap::new();
-    let mut actions = Vec::new();
-    while let Some(state) = stack.pop() {
+    let states = every_state(&world, |state| {
         let group = fingerprint(&WorldState {
             classes,
             ..state.clone()
         });
-        let signature = signature(&world, classes, &state);
+        let signature = signature(&world, classes, state);
         let kept = groups
             .entry(group)
             .or_insert_with(|| (fingerprint(&signature), format!("{state:?}")));
@@ -105,6 +102,22 @@ fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
             "two states the reductions merge differ:\n{}\nand\n{state:?}\n{signature:?}",
             kept.1
         );
+    });
+    (states, groups.len())
+}
+
+/// Visits every state `world` reaches, depth first, each once by its
+/// fingerprint: how many.
+fn every_state<R: Catalogued>(
+    world: &World<R>,
+    mut visit: impl FnMut(&WorldState<R::State, R::Log>),
+) -> usize {
+    let mut seen = HashSet::new();
+    let mut stack = world.init_states();
+    seen.extend(stack.iter().map(fingerprint));
+    let mut actions = Vec::new();
+    while let Some(state) = stack.pop() {
+        visit(&state);
         world.actions(&state, &mut actions);
         for action in actions.drain(..) {
             if let Some(next) = world.next_state(&state, action) {
@@ -114,14 +127,23 @@ fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
             }
         }
     }
-    (seen.len(), groups.len())
+    seen.len()
 }
+
+/// The `counters` reduction alone: symmetry's are checked below.
+const COUNTERS: Reductions = Reductions {
+    counters: true,
+    symmetry: false,
+};
 
 /// Checks the groups of `scenarios/<name>.toml`, and that they are what
 /// the check counts: its states without reductions, and with them one
 /// state per group (the search reaches every group, and no more).
 fn check_groups<R: Catalogued>(name: &str) {
-    let world = world::<R>(name);
+    let world = World {
+        reductions: COUNTERS,
+        ..world::<R>(name)
+    };
     let (states, groups) = groups_agree(world.clone());
     let count = |reductions| {
         zoocheck::check::check_world(
@@ -136,7 +158,7 @@ fn check_groups<R: Catalogued>(name: &str) {
     };
     assert_eq!(
         (states, groups),
-        (count(Reductions::NONE), count(Reductions::ALL)),
+        (count(Reductions::NONE), count(COUNTERS)),
         "{name}"
     );
     assert!(groups < states, "{name}: the reductions merged nothing");
@@ -183,4 +205,154 @@ fn merged_child_watch_states_are_bisimilar() {
     check_groups::<DoubleBarrier>("double_barrier/seed_disconnect_expire");
     check_groups::<Membership>("membership/reference_disconnect_expire");
     check_groups::<TwoPhaseCommit>("two_phase_commit/reference_disconnect_expire");
+}
+
+// Symmetry ([`zoocheck::symmetry`]): the orbits of renaming
+// interchangeable clients must be bisimulation classes. Checked on whole
+// reachable graphs: every real state (under the `counters` classes, checked
+// above) is put in its orbit, the least fingerprint among all its renamings
+// (every permutation within the world's groups), and every state of an
+// orbit must agree with every other on each property, the termination rank,
+// and the orbits its steps lead to, as a multiset (a renamed state's steps
+// are the same steps of renamed clients). This is what a recipe declares
+// when it says it is symmetric, and what would catch one acting on the
+// order of a listing, or a name the renaming misses.
+
+/// Every permutation of `0..groups.len()` that maps each client into its
+/// own group (a client in no group stays).
+fn permutations(groups: &[u8]) -> Vec<Vec<usize>> {
+    let mut all = vec![Vec::new()];
+    for client in 0..groups.len() {
+        let mut next = Vec::new();
+        for partial in &all {
+            let choices = (0..groups.len()).filter(|&to| {
+                let same = groups[client] > 0 && groups[to] == groups[client];
+                (same || to == client) && !partial.contains(&to)
+            });
+            for to in choices {
+                let mut longer: Vec<usize> = partial.clone();
+                longer.push(to);
+                next.push(longer);
+            }
+        }
+        all = next;
+    }
+    all
+}
+
+/// The orbit of `state`: the least fingerprint of its renamings, hashed
+/// under the `counters` classes.
+fn orbit<S, L>(state: &WorldState<S, L>, renamings: &[Renaming]) -> u64
+where
+    S: Hash + Clone + Symmetric,
+    L: Hash + Clone + Symmetric,
+{
+    let counters = Classes {
+        symmetry: Groups::default(),
+        ..state.classes
+    };
+    (renamings.iter())
+        .map(|renaming| {
+            let renamed = symmetry::renamed(state, renaming).expect("renames");
+            fingerprint(&WorldState {
+                classes: counters,
+                ..renamed
+            })
+        })
+        .min()
+        .unwrap()
+}
+
+/// Explores every real state of `scenarios/<name>.toml` and checks that
+/// its orbits are bisimulation classes; then that the check with symmetry
+/// stores no fewer states than there are orbits, and no more than the
+/// fingerprints the states have (ties in the representative's order split
+/// some orbits): the real states, the orbits, and the states stored.
+fn check_orbits<R: Catalogued>(name: &str) -> (usize, usize, usize) {
+    let scenario_world = world::<R>(name);
+    let groups = scenario_world.interchangeable();
+    assert!(groups.any(), "{name}: no interchangeable clients");
+    let clients = scenario_world.clients();
+    let order = scenario_world.store.child_order;
+    let renamings: Vec<Renaming> = (permutations(&groups.0[..clients]).iter())
+        .map(|to| Renaming::new(to, order))
+        .collect();
+    let world = World {
+        reductions: COUNTERS,
+        ..scenario_world.clone()
+    };
+    let classes = world.classes();
+    let mut orbits: HashMap<u64, (u64, String)> = HashMap::new();
+    let mut fingerprints = HashSet::new();
+    let mut actions = Vec::new();
+    let states = every_state(&world, |state| {
+        let all = Classes {
+            symmetry: groups,
+            ..classes
+        };
+        fingerprints.insert(fingerprint(&WorldState {
+            classes: all,
+            ..state.clone()
+        }));
+        let properties: Vec<bool> = (world.properties().iter())
+            .map(|property| (property.condition)(&world, state))
+            .collect();
+        world.actions(state, &mut actions);
+        let mut next: Vec<Option<u64>> = (actions.drain(..))
+            .map(|action| {
+                let next = world.next_state(state, action)?;
+                Some(orbit(&next, &renamings))
+            })
+            .collect();
+        next.sort();
+        let signature = (properties, termination::rank(state).0, next);
+        let kept = (orbits.entry(orbit(state, &renamings)))
+            .or_insert_with(|| (fingerprint(&signature), format!("{state:?}")));
+        assert_eq!(
+            kept.0,
+            fingerprint(&signature),
+            "{name}: two renamings of one state differ:\n{}\nand\n{state:?}\n{signature:?}",
+            kept.1
+        );
+    });
+    let options = CheckOptions {
+        reductions: Reductions::ALL,
+        ..Default::default()
+    };
+    let stored = zoocheck::check::check_world(scenario_world.clone(), &options, &[]).unique_states;
+    let counters = CheckOptions {
+        reductions: COUNTERS,
+        ..Default::default()
+    };
+    let real = zoocheck::check::check_world(scenario_world, &counters, &[]).unique_states;
+    assert_eq!(real, states, "{name}");
+    assert!(
+        orbits.len() <= stored && stored <= fingerprints.len(),
+        "{name}: {} orbits, {stored} stored, {} fingerprints",
+        orbits.len(),
+        fingerprints.len()
+    );
+    (states, orbits.len(), stored)
+}
+
+#[test]
+fn lock_orbits_are_bisimilar() {
+    // Clients racing for the lock, a holder that loses its connection or
+    // its session, a lost create reply recovered by its GUID, a crashed
+    // process restarted, a pause aimed at whoever holds, a leftover node of
+    // client 0's (an initial state renaming does not fix), every waiter
+    // watching the directory.
+    let counts = [
+        "lock/guid_2_clients",
+        "lock/guid_3_clients",
+        "lock/guid_disconnect",
+        "lock/guid_disconnect_expire",
+        "lock/guid_lose_reply",
+        "lock/guid_crash_restart",
+        "lock/guid_holder_pauses_expire",
+        "lock/guid_leftover_node",
+        "lock/herd_lose_reply",
+    ]
+    .map(check_orbits::<Lock>);
+    insta::assert_debug_snapshot!(counts);
 }

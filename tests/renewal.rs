@@ -29,6 +29,9 @@ struct Seen {
     events: Vec<SessionEvent>,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`zoocheck::symmetry`]).
+impl zoocheck::symmetry::Symmetric for Seen {}
+
 impl std::fmt::Display for Seen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{self:?}")

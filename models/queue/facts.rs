@@ -101,6 +101,9 @@ pub struct QueueLog {
     pub reordered: bool,
 }
 
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for QueueLog {}
+
 impl QueueLog {
     fn consume(&mut self, consumer: ClientId, item: Item) {
         if self.consumed & item.bit() != 0 {

@@ -181,6 +181,28 @@ impl Client {
         self.session
     }
 
+    /// This library with its clients renamed ([`crate::symmetry`]): its
+    /// session, the paths of its requests and watches.
+    pub fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Client {
+        let requests = |requests: &VecDeque<Request>| {
+            requests
+                .iter()
+                .map(|request| renaming.request(request))
+                .collect()
+        };
+        Client {
+            session: renaming.session(self.session),
+            in_flight: requests(&self.in_flight),
+            queued: requests(&self.queued),
+            watches: Watches {
+                data: renaming.paths(&self.watches.data),
+                exist: renaming.paths(&self.watches.exist),
+                child: renaming.paths(&self.watches.child),
+            },
+            ..*self
+        }
+    }
+
     pub fn state(&self) -> ConnState {
         self.state
     }

@@ -23,6 +23,8 @@ pub mod proto;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use crate::symmetry::Renaming;
+
 pub use path::{Path, PathError};
 pub use proto::*;
 
@@ -60,6 +62,18 @@ pub enum ChildOrder {
     /// Descending by name: never sorted once there are two children, so a
     /// recipe that forgets to sort is caught at once.
     Reversed,
+}
+
+impl ChildOrder {
+    /// Puts `names` in this order.
+    pub fn arrange(self, names: &mut [Arc<str>]) {
+        match self {
+            ChildOrder::Hashed => {
+                names.sort_by_key(|name| (name_hash(name.as_bytes()), name.clone()))
+            }
+            ChildOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
+        }
+    }
 }
 
 /// A znode's stored state. Its Stat is derived by [`Store::stat`].
@@ -166,6 +180,37 @@ impl Store {
         }
     }
 
+    /// This server with its clients renamed ([`crate::symmetry`]): node
+    /// names and data, owners, sessions and watches.
+    pub fn renamed(&self, renaming: &Renaming) -> Store {
+        let nodes = (self.nodes.iter())
+            .map(|(path, node)| {
+                let node = Znode {
+                    data: renaming.data(&node.data),
+                    ephemeral_owner: renaming.session(node.ephemeral_owner),
+                    ..node.clone()
+                };
+                (renaming.path(path), node)
+            })
+            .collect();
+        let watches = |table: &BTreeSet<(Path, SessionId)>| {
+            (table.iter())
+                .map(|(path, session)| (renaming.path(path), renaming.session(*session)))
+                .collect()
+        };
+        Store {
+            config: self.config,
+            zxid: self.zxid,
+            last_session: self.last_session,
+            sessions: (self.sessions.iter())
+                .map(|&session| renaming.session(session))
+                .collect(),
+            nodes: Arc::new(nodes),
+            data_watches: Arc::new(watches(&self.data_watches)),
+            child_watches: Arc::new(watches(&self.child_watches)),
+        }
+    }
+
     pub fn config(&self) -> StoreConfig {
         self.config
     }
@@ -230,12 +275,7 @@ impl Store {
             .children_of(path)
             .map(|child| Arc::from(child.name()))
             .collect();
-        match self.config.child_order {
-            ChildOrder::Hashed => {
-                names.sort_by_key(|name| (name_hash(name.as_bytes()), name.clone()))
-            }
-            ChildOrder::Reversed => names.sort_by(|a, b| b.cmp(a)),
-        }
+        self.config.child_order.arrange(&mut names);
         names
     }
 

@@ -1,0 +1,575 @@
+//! Symmetry: clients that nothing but their names tells apart.
+//!
+//! Two clients of a world are *interchangeable* when they run the same
+//! recipe variant with the same parameters, the same script with the same
+//! timeouts, and no fault is aimed at either by its number ([`Groups`]).
+//! Renaming interchangeable clients (a permutation `π` of their numbers,
+//! [`Renaming`]) maps a state `s` to a state `π(s)`: client `i`'s process,
+//! client library, link, belief and node move to place `π(i)`, and every
+//! name that carries a client's identity is renamed with it:
+//! - the GUIDs in node names, wherever a name is kept (the server's tree
+//!   and watch tables, requests and replies on the wire, the recipes'
+//!   states, the history's nodes): a path component that begins `c<i>`
+//!   followed by its end, `r` (a restart), `s` (a renewal) or `-`
+//!   ([`crate::recipe::Incarnation::guid`],
+//!   [`crate::recipe::session_scoped`]) begins `c<π(i)>` instead, and node
+//!   data is renamed by the same rule;
+//! - client `i`'s first session (the server opens session `i + 1` for
+//!   client `i` before anything happens, [`crate::net::Net::new`]) becomes
+//!   `π(i) + 1`, in the server's session and watch tables, as the owner of
+//!   ephemeral nodes, in the clients and in the dead sessions. Later
+//!   sessions are numbered by one counter in the order they were opened,
+//!   whoever opened them, and keep their numbers;
+//! - a listing on its way (`getChildren`'s names) is put in the order the
+//!   server lists the renamed names ([`ChildOrder::arrange`]).
+//!
+//! **Why a search may keep one state of each orbit.** The rules of the
+//! world name no client by its number (the store, the client library, the
+//! fault rules and the properties read clients only through their state;
+//! per-client settings are the same within a group, and aimed faults by
+//! number take their clients out of every group), so for every step `s →
+//! t` there is the step `π(s) → π(t)`, and every property, observation and
+//! the termination rank read the same on `s` and `π(s)` (they count and
+//! compare, never ask "client 0"). That relation is a bisimulation, with
+//! one proviso the server's listing order brings: the server lists
+//! children in an order that depends on their names, so the renamed
+//! listing comes in another order, and a recipe must not act on that order
+//! beyond what the names' sequence numbers already say. A recipe declares
+//! that it is so ([`crate::recipe::Recipe::symmetric`]), and
+//! `tests/reductions.rs` checks the declaration on whole reachable graphs.
+//!
+//! **The representative.** [`representative`] sorts each group's clients
+//! on what renaming keeps (their process status, commands given, belief,
+//! node's place in the create order, connection state, queue lengths, and
+//! their recipe's own [`Symmetric::anonymous`] summary) and renames the
+//! state so that they come in that order. Whatever order it picks, the
+//! fingerprint is that of a state in the same orbit, so two states with one
+//! fingerprint are renamings of each other and bisimilar: the choice is
+//! sound for any key. A key that orbit members share makes them meet: ties
+//! are kept in number order, which leaves some orbits split in a few
+//! classes; nothing is merged that should not be.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::client::{Request, ServerMessage};
+use crate::net::Link;
+use crate::recipe::ClientId;
+use crate::store::{
+    ChildOrder, Data, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path, Response, SessionId,
+    Stat, WatchEvent,
+};
+use crate::world::{History, Process, WorldState};
+
+/// The most clients a symmetry can rename (a scenario's limit).
+pub const CLIENTS: usize = crate::scenario::CLIENTS_MAX as usize;
+
+/// Which clients are interchangeable: those with the same group number
+/// above 0; a client whose number is 0 is interchangeable with none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Groups(pub [u8; CLIENTS]);
+
+impl Groups {
+    /// Whether some group has two clients: only then can renaming merge
+    /// anything.
+    pub fn any(&self) -> bool {
+        let groups = &self.0;
+        (0..CLIENTS).any(|i| groups[i] > 0 && groups[i + 1..].contains(&groups[i]))
+    }
+
+    /// The groups of `clients` clients in which client `i` is
+    /// interchangeable with client `j` where `same(i, j)`, an equivalence,
+    /// and `eligible(i)`: none if more than [`CLIENTS`].
+    pub fn of(
+        clients: usize,
+        eligible: impl Fn(ClientId) -> bool,
+        same: impl Fn(ClientId, ClientId) -> bool,
+    ) -> Groups {
+        let mut groups = Groups::default();
+        if clients > CLIENTS {
+            return groups;
+        }
+        let mut next = 1;
+        for i in (0..clients).filter(|&i| eligible(i)) {
+            let earlier = (0..i).find(|&j| groups.0[j] > 0 && same(i, j));
+            groups.0[i] = match earlier {
+                Some(j) => groups.0[j],
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+        }
+        groups
+    }
+}
+
+/// What a recipe's state or log must say for its clients to be renamed.
+///
+/// The defaults say it cannot be renamed: a recipe whose
+/// [`crate::recipe::Recipe::symmetric`] is false never is.
+pub trait Symmetric: Sized {
+    /// This, with every client's name renamed by `renaming`; `None` if it
+    /// cannot be.
+    fn renamed(&self, _renaming: &Renaming) -> Option<Self> {
+        None
+    }
+
+    /// What of this no renaming changes, as a number (a phase, a sequence
+    /// number): [`representative`] orders interchangeable clients by it.
+    /// Any value is sound; one that tells apart what renaming cannot makes
+    /// more states meet.
+    fn anonymous(&self) -> u64 {
+        0
+    }
+}
+
+/// A log that keeps nothing.
+impl Symmetric for () {
+    fn renamed(&self, _: &Renaming) -> Option<()> {
+        Some(())
+    }
+}
+
+/// A state that is a number carries no name.
+impl Symmetric for u8 {
+    fn renamed(&self, _: &Renaming) -> Option<u8> {
+        Some(*self)
+    }
+
+    fn anonymous(&self) -> u64 {
+        u64::from(*self)
+    }
+}
+
+/// A permutation of the clients, and the renaming of names and sessions it
+/// makes.
+#[derive(Clone, Debug)]
+pub struct Renaming {
+    /// Client `i` becomes client `to[i]`.
+    to: [u8; CLIENTS],
+    clients: usize,
+    /// The server's listing order, which a renamed listing is put in.
+    order: ChildOrder,
+}
+
+impl Renaming {
+    /// The renaming that makes client `i` client `to[i]`, for `to` a
+    /// permutation of `0..to.len()`, on a server that lists children in
+    /// `order`.
+    pub fn new(to: &[ClientId], order: ChildOrder) -> Renaming {
+        assert!(to.len() <= CLIENTS, "at most {CLIENTS} clients");
+        let mut table = [0; CLIENTS];
+        for (i, &j) in to.iter().enumerate() {
+            table[i] = j as u8;
+        }
+        Renaming {
+            to: table,
+            clients: to.len(),
+            order,
+        }
+    }
+
+    /// What client `client` becomes.
+    pub fn client(&self, client: ClientId) -> ClientId {
+        usize::from(self.to[client])
+    }
+
+    /// What session `session` becomes: a client's first session moves
+    /// with its client, every other keeps its number.
+    pub fn session(&self, session: SessionId) -> SessionId {
+        match usize::try_from(session) {
+            Ok(first @ 1..) if first <= self.clients => self.client(first - 1) as SessionId + 1,
+            _ => session,
+        }
+    }
+
+    /// `text` with the GUID at the start of each `/`-separated part
+    /// renamed, or `None` if no part changes.
+    fn text(&self, text: &str) -> Option<String> {
+        let mut renamed: Option<String> = None;
+        let mut start = 0;
+        for part in text.split('/') {
+            if let Some((digits, client)) = self.guid_in(part) {
+                let out = renamed.get_or_insert_with(|| text[..start].to_string());
+                out.push('c');
+                out.push_str(&client.to_string());
+                out.push_str(&part[1 + digits..]);
+            } else if let Some(out) = &mut renamed {
+                out.push_str(part);
+            }
+            start += part.len() + 1;
+            if start <= text.len() {
+                if let Some(out) = &mut renamed {
+                    out.push('/');
+                }
+            }
+        }
+        renamed
+    }
+
+    /// If `part` begins with a GUID `c<i>` (`i` written as
+    /// [`crate::recipe::Incarnation::guid`] writes it, followed by the
+    /// part's end, `r`, `s` or `-`) whose client moves: the number of digits and the client it
+    /// becomes.
+    fn guid_in(&self, part: &str) -> Option<(usize, ClientId)> {
+        let rest = part.strip_prefix('c')?;
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let after = rest.as_bytes().get(digits);
+        let leading_zero = digits > 1 && rest.starts_with('0');
+        if digits == 0 || leading_zero || !matches!(after, None | Some(b'r' | b's' | b'-')) {
+            return None;
+        }
+        let client: usize = rest[..digits].parse().ok()?;
+        let to = (client < self.clients).then(|| self.client(client))?;
+        (to != client).then_some((digits, to))
+    }
+
+    pub fn path(&self, path: &Path) -> Path {
+        match self.text(path.as_str()) {
+            Some(renamed) => Path::new(&renamed),
+            None => path.clone(),
+        }
+    }
+
+    pub fn name(&self, name: &Arc<str>) -> Arc<str> {
+        match self.text(name) {
+            Some(renamed) => Arc::from(renamed),
+            None => name.clone(),
+        }
+    }
+
+    /// Node data, renamed as text by the rule for paths; data that is not
+    /// text is kept.
+    pub fn data(&self, data: &Data) -> Data {
+        let bytes = data.as_ref()?;
+        let renamed = std::str::from_utf8(bytes)
+            .ok()
+            .and_then(|text| self.text(text));
+        match renamed {
+            Some(text) => Some(Arc::from(text.as_bytes())),
+            None => data.clone(),
+        }
+    }
+
+    pub fn stat(&self, stat: &Stat) -> Stat {
+        Stat {
+            ephemeral_owner: self.session(stat.ephemeral_owner),
+            ..*stat
+        }
+    }
+
+    /// Names as the server would list them renamed: renamed, in its order.
+    pub fn names(&self, names: &[Arc<str>]) -> Vec<Arc<str>> {
+        let mut renamed: Vec<Arc<str>> = names.iter().map(|name| self.name(name)).collect();
+        self.order.arrange(&mut renamed);
+        renamed
+    }
+
+    pub fn paths(&self, paths: &BTreeSet<Path>) -> BTreeSet<Path> {
+        paths.iter().map(|path| self.path(path)).collect()
+    }
+
+    pub fn op(&self, op: &Op) -> Op {
+        match op {
+            Op::Create { path, data, mode } => Op::Create {
+                path: self.path(path),
+                data: self.data(data),
+                mode: *mode,
+            },
+            Op::Delete { path, version } => Op::Delete {
+                path: self.path(path),
+                version: *version,
+            },
+            Op::Exists { path, watch } => Op::Exists {
+                path: self.path(path),
+                watch: *watch,
+            },
+            Op::GetData { path, watch } => Op::GetData {
+                path: self.path(path),
+                watch: *watch,
+            },
+            Op::SetData {
+                path,
+                data,
+                version,
+            } => Op::SetData {
+                path: self.path(path),
+                data: self.data(data),
+                version: *version,
+            },
+            Op::GetChildren { path, watch } => Op::GetChildren {
+                path: self.path(path),
+                watch: *watch,
+            },
+            Op::Sync { path } => Op::Sync {
+                path: self.path(path),
+            },
+            Op::Multi(ops) => Op::Multi(ops.iter().map(|op| self.multi_op(op)).collect()),
+            Op::Close => Op::Close,
+        }
+    }
+
+    fn multi_op(&self, op: &MultiOp) -> MultiOp {
+        let mut renamed = op.clone();
+        match &mut renamed {
+            MultiOp::Create { path, data, .. } | MultiOp::SetData { path, data, .. } => {
+                *path = self.path(path);
+                *data = self.data(data);
+            }
+            MultiOp::Delete { path, .. } | MultiOp::Check { path, .. } => *path = self.path(path),
+        }
+        renamed
+    }
+
+    pub fn result(&self, result: &OpResult) -> OpResult {
+        let response = match result {
+            Err(code) => return Err(*code),
+            Ok(response) => response,
+        };
+        Ok(match response {
+            Response::Created { path, stat } => Response::Created {
+                path: self.path(path),
+                stat: self.stat(stat),
+            },
+            Response::Exists(stat) => Response::Exists(stat.as_ref().map(|s| self.stat(s))),
+            Response::Data { data, stat } => Response::Data {
+                data: self.data(data),
+                stat: self.stat(stat),
+            },
+            Response::SetData { stat } => Response::SetData {
+                stat: self.stat(stat),
+            },
+            Response::Children { names, stat } => Response::Children {
+                names: self.names(names),
+                stat: self.stat(stat),
+            },
+            Response::Synced { path } => Response::Synced {
+                path: self.path(path),
+            },
+            Response::Multi(MultiOutcome::Committed(results)) => {
+                let results = results.iter().map(|result| match result {
+                    MultiResult::Created { path } => MultiResult::Created {
+                        path: self.path(path),
+                    },
+                    MultiResult::SetData { stat } => MultiResult::SetData {
+                        stat: self.stat(stat),
+                    },
+                    other => other.clone(),
+                });
+                Response::Multi(MultiOutcome::Committed(results.collect()))
+            }
+            other @ (Response::Deleted | Response::Multi(_) | Response::Closed) => other.clone(),
+        })
+    }
+
+    pub fn event(&self, event: &WatchEvent) -> WatchEvent {
+        WatchEvent {
+            kind: event.kind,
+            path: self.path(&event.path),
+        }
+    }
+
+    pub fn request(&self, request: &Request) -> Request {
+        Request {
+            xid: request.xid,
+            op: self.op(&request.op),
+        }
+    }
+
+    pub fn message(&self, message: &ServerMessage) -> ServerMessage {
+        match message {
+            ServerMessage::Reply { xid, zxid, result } => ServerMessage::Reply {
+                xid: *xid,
+                zxid: *zxid,
+                result: self.result(result),
+            },
+            ServerMessage::Notification(event) => ServerMessage::Notification(self.event(event)),
+        }
+    }
+
+    pub fn link(&self, link: &Link) -> Link {
+        Link {
+            up: link
+                .up
+                .iter()
+                .map(|request| self.request(request))
+                .collect(),
+            down: link
+                .down
+                .iter()
+                .map(|message| self.message(message))
+                .collect(),
+            broken: link.broken,
+        }
+    }
+
+    /// `items`, client `i`'s at place `π(i)`, each made by `each`.
+    fn moved<T, U>(&self, items: &[T], each: impl Fn(&T) -> Option<U>) -> Option<Vec<U>> {
+        let mut out: Vec<Option<U>> = (0..items.len()).map(|_| None).collect();
+        for (client, item) in items.iter().enumerate() {
+            out[self.client(client)] = Some(each(item)?);
+        }
+        out.into_iter().collect()
+    }
+}
+
+/// What renaming keeps of client `client` in `state`, to order a group's
+/// clients by.
+fn key<S: Symmetric, L>(state: &WorldState<S, L>, client: ClientId) -> impl Ord {
+    let process = &state.processes[client];
+    let library = state.net.client(client);
+    let link = &state.net.links[client];
+    let first_session = state.net.session(client) as usize <= state.processes.len();
+    (
+        (process.status, process.commands_given, process.restarts),
+        (process.timer, process.recipe.anonymous()),
+        state.history.holding[client],
+        state.history.nodes[client]
+            .as_ref()
+            .map(|(_, place)| *place),
+        (library.state(), first_session, library.in_flight().len()),
+        (
+            library.queued().len(),
+            link.up.len(),
+            link.down.len(),
+            link.broken,
+        ),
+    )
+}
+
+/// The state of `state`'s orbit whose interchangeable clients are sorted
+/// by [`key`], or `None` if that is `state` itself (or its recipe cannot
+/// be renamed).
+pub fn representative<S, L>(state: &WorldState<S, L>, groups: &Groups) -> Option<WorldState<S, L>>
+where
+    S: Symmetric + Clone,
+    L: Symmetric + Clone,
+{
+    let clients = state.processes.len();
+    if clients > CLIENTS {
+        return None;
+    }
+    let mut to: Vec<ClientId> = (0..clients).collect();
+    let mut moves = false;
+    let mut done = [false; CLIENTS];
+    for first in 0..clients {
+        let group = groups.0[first];
+        if group == 0 || done[first] {
+            continue;
+        }
+        let places: Vec<ClientId> = (first..clients).filter(|&c| groups.0[c] == group).collect();
+        let mut members = places.clone();
+        members.sort_by_cached_key(|&client| key(state, client));
+        for (&client, &place) in members.iter().zip(&places) {
+            to[client] = place;
+            done[client] = true;
+            moves |= client != place;
+        }
+    }
+    if !moves {
+        return None;
+    }
+    let renaming = Renaming::new(&to, state.net.store.config().child_order);
+    renamed(state, &renaming)
+}
+
+/// `state` renamed by `renaming`, or `None` if its recipe cannot be.
+pub fn renamed<S, L>(state: &WorldState<S, L>, renaming: &Renaming) -> Option<WorldState<S, L>>
+where
+    S: Symmetric + Clone,
+    L: Symmetric + Clone,
+{
+    let net = &state.net;
+    let processes = renaming.moved(&state.processes, |process| {
+        Some(Process {
+            recipe: process.recipe.renamed(renaming)?,
+            ..process.clone()
+        })
+    })?;
+    let history = &state.history;
+    let nodes = renaming.moved(&history.nodes, |node| {
+        Some((node.as_ref()).map(|(path, place)| (renaming.path(path), *place)))
+    })?;
+    Some(WorldState {
+        net: crate::net::Net {
+            store: net.store.renamed(renaming),
+            clients: renaming.moved(&net.clients, |client| {
+                Some(Arc::new(client.renamed(renaming)))
+            })?,
+            links: renaming.moved(&net.links, |link| Some(Arc::new(renaming.link(link))))?,
+        },
+        processes,
+        dead_sessions: (state.dead_sessions.iter())
+            .map(|&session| renaming.session(session))
+            .collect(),
+        spent: state.spent.clone(),
+        history: History {
+            holding: renaming.moved(&history.holding, |tenure| Some(*tenure))?,
+            nodes,
+            log: history.log.renamed(renaming)?,
+            ..history.clone()
+        },
+        classes: state.classes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn swap01() -> Renaming {
+        Renaming::new(&[1, 0, 2], ChildOrder::Reversed)
+    }
+
+    #[test]
+    fn guids_at_the_start_of_a_part_are_renamed() {
+        let renaming = swap01();
+        let path = |text: &str| renaming.path(&Path::new(text)).as_str().to_string();
+        assert_eq!(
+            path("/_locknode_/c0-lock-0000000001"),
+            "/_locknode_/c1-lock-0000000001"
+        );
+        assert_eq!(
+            path("/_locknode_/c1r2s1-lock-0000000003"),
+            "/_locknode_/c0r2s1-lock-0000000003"
+        );
+        assert_eq!(path("/dir/c0"), "/dir/c1");
+        assert_eq!(path("/c1/c0s1"), "/c0/c1s1");
+        // Not a GUID: a number that does not end the GUID, another letter,
+        // a client that does not move or is not there.
+        assert_eq!(path("/dir/c01-x"), "/dir/c01-x");
+        assert_eq!(path("/dir/cx0"), "/dir/cx0");
+        assert_eq!(path("/dir/c0x"), "/dir/c0x");
+        assert_eq!(path("/dir/xc0-"), "/dir/xc0-");
+        assert_eq!(path("/dir/c2-lock-"), "/dir/c2-lock-");
+        assert_eq!(path("/dir/c7-lock-"), "/dir/c7-lock-");
+        assert_eq!(path("/"), "/");
+    }
+
+    #[test]
+    fn first_sessions_move_with_their_clients() {
+        let renaming = swap01();
+        assert_eq!(
+            [0, 1, 2, 3, 4, 9].map(|s| renaming.session(s)),
+            [0, 2, 1, 3, 4, 9]
+        );
+    }
+
+    #[test]
+    fn a_renamed_listing_is_in_the_servers_order() {
+        let names: Vec<Arc<str>> = ["c0-a", "c1-b", "c2-c"].map(Arc::from).to_vec();
+        let renamed = swap01().names(&names);
+        let texts: Vec<&str> = renamed.iter().map(|name| &**name).collect();
+        assert_eq!(texts, ["c2-c", "c1-a", "c0-b"]);
+    }
+
+    #[test]
+    fn groups_gather_interchangeable_clients() {
+        let groups = Groups::of(5, |c| c != 3, |i, j| i % 2 == j % 2);
+        assert_eq!(groups.0, [1, 2, 1, 0, 1]);
+        assert!(groups.any());
+        assert!(!Groups::of(3, |c| c == 1, |_, _| true).any());
+        assert!(!Groups::of(6, |_| true, |_, _| true).any());
+    }
+}
