@@ -123,8 +123,20 @@ pub struct State {
     pub ack: Ack,
 }
 
-/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+/// The contender's names are renamed; the acknowledgement's stage names
+/// nobody.
+impl crate::symmetry::Symmetric for State {
+    fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Option<State> {
+        Some(State {
+            contender: self.contender.renamed(renaming)?,
+            ack: self.ack.clone(),
+        })
+    }
+
+    fn anonymous(&self) -> u64 {
+        self.contender.anonymous() ^ u64::from(self.ack.index()) << 60
+    }
+}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -283,6 +295,17 @@ impl Recipe for Election {
 
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
+    }
+
+    /// As the lock's ([`super::lock::Lock`]): the contender's decisions
+    /// read a listing through sequence numbers and GUIDs, and the
+    /// acknowledgement's data (a node's name) is renamed with it. Not the
+    /// careless variants, which leave a node behind under their GUID.
+    fn symmetric(&self) -> bool {
+        !matches!(
+            self.variant,
+            Variant::CarelessResign | Variant::CarelessClose
+        )
     }
 
     fn init(&self, _me: Incarnation) -> State {

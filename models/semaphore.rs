@@ -322,8 +322,25 @@ pub struct State {
     pub renewals: u8,
 }
 
-/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+/// Its lease node's name and its internal lock's names are renamed.
+impl crate::symmetry::Symmetric for State {
+    fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Option<State> {
+        Some(State {
+            phase: self.phase.clone(),
+            node: self.node.as_ref().map(|node| renaming.name(node)),
+            lock: self.lock.renamed(renaming)?,
+            renewals: self.renewals,
+        })
+    }
+
+    /// Its phase, renewals and lease's sequence number, and its lock's.
+    fn anonymous(&self) -> u64 {
+        let lease = (self.node.as_deref()).and_then(|node| sequence_after(node, "-"));
+        let own = u64::from(self.phase.index()) << 8 | u64::from(self.renewals);
+        let lease = lease.map_or(u64::MAX, |lease| lease as u64);
+        self.lock.anonymous() ^ own << 48 ^ lease.rotate_left(24)
+    }
+}
 
 impl State {
     pub fn new() -> State {
@@ -768,6 +785,13 @@ impl Recipe for Semaphore {
 
     fn init(&self, _me: Incarnation) -> State {
         State::new()
+    }
+
+    /// As the lock's ([`super::lock::Lock`]): leases and the internal lock
+    /// are read through sequence numbers and GUIDs. Not `leaky`, which
+    /// leaves a lease node behind under its GUID.
+    fn symmetric(&self) -> bool {
+        self.variant != Variant::Leaky
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {

@@ -107,6 +107,12 @@ impl Recipe for SharedLock {
         State::new(Role::Read)
     }
 
+    /// As the lock's ([`super::lock::Lock`]): every variant reads a listing
+    /// through sequence numbers and GUIDs.
+    fn symmetric(&self) -> bool {
+        true
+    }
+
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
         let contender = &self.contender;
         match input {

@@ -52,7 +52,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::client::{Request, ServerMessage};
+use crate::client::{Client, Request, ServerMessage};
 use crate::net::Link;
 use crate::recipe::ClientId;
 use crate::store::{
@@ -63,6 +63,16 @@ use crate::world::{History, Process, WorldState};
 
 /// The most clients a symmetry can rename (a scenario's limit).
 pub const CLIENTS: usize = crate::scenario::CLIENTS_MAX as usize;
+
+/// How many renamed names each thread keeps ([`Renaming::name`]).
+const NAME_CACHE: usize = 4096;
+
+/// A renamed name: the name, the renaming's table, what it became.
+type Renamed = Option<(Arc<str>, u64, Arc<str>)>;
+
+thread_local! {
+    static NAMES: std::cell::RefCell<Vec<Renamed>> = const { std::cell::RefCell::new(Vec::new()) };
+}
 
 /// Which clients are interchangeable: those with the same group number
 /// above 0; a client whose number is 0 is interchangeable with none.
@@ -187,11 +197,18 @@ impl Renaming {
     /// `text` with the GUID at the start of each `/`-separated part
     /// renamed, or `None` if no part changes.
     fn text(&self, text: &str) -> Option<String> {
+        if !text.contains('c') {
+            return None;
+        }
         let mut renamed: Option<String> = None;
         let mut start = 0;
         for part in text.split('/') {
             if let Some((digits, client)) = self.guid_in(part) {
-                let out = renamed.get_or_insert_with(|| text[..start].to_string());
+                let out = renamed.get_or_insert_with(|| {
+                    let mut out = String::with_capacity(text.len() + 2);
+                    out.push_str(&text[..start]);
+                    out
+                });
                 out.push('c');
                 out.push_str(&client.to_string());
                 out.push_str(&part[1 + digits..]);
@@ -226,17 +243,38 @@ impl Renaming {
     }
 
     pub fn path(&self, path: &Path) -> Path {
-        match self.text(path.as_str()) {
-            Some(renamed) => Path::new(&renamed),
-            None => path.clone(),
-        }
+        Path::from_text(self.name(path.text()))
     }
 
+    /// `name` renamed. The same texts are renamed again and again (every
+    /// state shares its names with its successors), so each thread keeps
+    /// the last renamings of a few thousand of them, found by the text's
+    /// address: an entry holds its text, which therefore cannot be freed
+    /// and its address reused while the entry is there.
     pub fn name(&self, name: &Arc<str>) -> Arc<str> {
-        match self.text(name) {
-            Some(renamed) => Arc::from(renamed),
-            None => name.clone(),
+        if !name.contains('c') {
+            return name.clone();
         }
+        let address = Arc::as_ptr(name) as *const u8 as usize;
+        let to = std::array::from_fn(|i| self.to.get(i).map_or(self.clients as u8, |&t| t));
+        let table = u64::from_le_bytes(to);
+        let slot = (address >> 4 ^ table as usize * 0x9e37_79b9) % NAME_CACHE;
+        NAMES.with_borrow_mut(|cache| {
+            if cache.is_empty() {
+                cache.resize(NAME_CACHE, None);
+            }
+            if let Some((text, to, renamed)) = &cache[slot] {
+                if Arc::ptr_eq(text, name) && *to == table {
+                    return renamed.clone();
+                }
+            }
+            let renamed = match self.text(name) {
+                Some(renamed) => Arc::from(renamed),
+                None => name.clone(),
+            };
+            cache[slot] = Some((name.clone(), table, renamed.clone()));
+            renamed
+        })
     }
 
     /// Node data, renamed as text by the rule for paths; data that is not
@@ -388,8 +426,23 @@ impl Renaming {
         }
     }
 
-    pub fn link(&self, link: &Link) -> Link {
-        Link {
+    /// `client` renamed, shared if it carries nothing to rename.
+    pub fn client_library(&self, client: &Arc<Client>) -> Arc<Client> {
+        let bare = client.in_flight().len() == 0
+            && client.queued().len() == 0
+            && client.watches().is_empty();
+        if bare && self.session(client.session()) == client.session() {
+            return client.clone();
+        }
+        Arc::new(client.renamed(self))
+    }
+
+    /// `link` renamed, shared if it carries nothing to rename.
+    pub fn link(&self, link: &Arc<Link>) -> Arc<Link> {
+        if link.up.is_empty() && link.down.is_empty() {
+            return link.clone();
+        }
+        Arc::new(Link {
             up: link
                 .up
                 .iter()
@@ -401,16 +454,18 @@ impl Renaming {
                 .map(|message| self.message(message))
                 .collect(),
             broken: link.broken,
-        }
+        })
     }
 
     /// `items`, client `i`'s at place `π(i)`, each made by `each`.
     fn moved<T, U>(&self, items: &[T], each: impl Fn(&T) -> Option<U>) -> Option<Vec<U>> {
-        let mut out: Vec<Option<U>> = (0..items.len()).map(|_| None).collect();
-        for (client, item) in items.iter().enumerate() {
-            out[self.client(client)] = Some(each(item)?);
+        let mut from = [0; CLIENTS];
+        for client in 0..items.len() {
+            from[self.client(client)] = client;
         }
-        out.into_iter().collect()
+        (from[..items.len()].iter())
+            .map(|&client| each(&items[client]))
+            .collect()
     }
 }
 
@@ -450,7 +505,10 @@ where
     if clients > CLIENTS {
         return None;
     }
-    let mut to: Vec<ClientId> = (0..clients).collect();
+    let keys: [_; CLIENTS] = std::array::from_fn(|client| {
+        (client < clients && groups.0[client] > 0).then(|| key(state, client))
+    });
+    let mut to: [ClientId; CLIENTS] = std::array::from_fn(|client| client);
     let mut moves = false;
     let mut done = [false; CLIENTS];
     for first in 0..clients {
@@ -458,10 +516,15 @@ where
         if group == 0 || done[first] {
             continue;
         }
-        let places: Vec<ClientId> = (first..clients).filter(|&c| groups.0[c] == group).collect();
-        let mut members = places.clone();
-        members.sort_by_cached_key(|&client| key(state, client));
-        for (&client, &place) in members.iter().zip(&places) {
+        let mut places = [0; CLIENTS];
+        let mut members = 0;
+        for client in (first..clients).filter(|&client| groups.0[client] == group) {
+            places[members] = client;
+            members += 1;
+        }
+        let mut sorted = places;
+        sorted[..members].sort_by(|&a, &b| keys[a].cmp(&keys[b]));
+        for (&client, &place) in sorted[..members].iter().zip(&places[..members]) {
             to[client] = place;
             done[client] = true;
             moves |= client != place;
@@ -470,7 +533,7 @@ where
     if !moves {
         return None;
     }
-    let renaming = Renaming::new(&to, state.net.store.config().child_order);
+    let renaming = Renaming::new(&to[..clients], state.net.store.config().child_order);
     renamed(state, &renaming)
 }
 
@@ -494,10 +557,9 @@ where
     Some(WorldState {
         net: crate::net::Net {
             store: net.store.renamed(renaming),
-            clients: renaming.moved(&net.clients, |client| {
-                Some(Arc::new(client.renamed(renaming)))
-            })?,
-            links: renaming.moved(&net.links, |link| Some(Arc::new(renaming.link(link))))?,
+            clients: renaming
+                .moved(&net.clients, |client| Some(renaming.client_library(client)))?,
+            links: renaming.moved(&net.links, |link| Some(renaming.link(link)))?,
         },
         processes,
         dead_sessions: (state.dead_sessions.iter())

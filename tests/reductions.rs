@@ -28,6 +28,8 @@ use zoocheck::models::election::Election;
 use zoocheck::models::lock::Lock;
 use zoocheck::models::membership::Membership;
 use zoocheck::models::queue::Queue;
+use zoocheck::models::semaphore::Semaphore;
+use zoocheck::models::shared_lock::SharedLock;
 use zoocheck::models::two_phase_commit::TwoPhaseCommit;
 use zoocheck::properties::termination;
 use zoocheck::reduce::{Classes, Reductions};
@@ -354,5 +356,42 @@ fn lock_orbits_are_bisimilar() {
         "lock/herd_lose_reply",
     ]
     .map(check_orbits::<Lock>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+#[test]
+fn election_orbits_are_bisimilar() {
+    // Every volunteer watching the directory, or the smallest: a leader
+    // that resigns wakes one or all.
+    let counts = [
+        "election/watch_all_3_clients",
+        "election/watch_smallest_3_clients",
+    ]
+    .map(check_orbits::<Election>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+#[test]
+fn semaphore_orbits_are_bisimilar() {
+    // Leases taken under the internal lock, a crash, a lost reply; leases
+    // counted after their create.
+    let counts = [
+        "semaphore/reference_crash",
+        "semaphore/reference_lose_reply",
+        "semaphore/check_then_create_3_clients",
+    ]
+    .map(check_orbits::<Semaphore>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+#[test]
+fn shared_lock_orbits_are_bisimilar() {
+    // Two writers and a reader, the writers interchangeable; the variant
+    // that watches the lowest write node.
+    let counts = [
+        "shared_lock/guid_writers_and_reader",
+        "shared_lock/lowest_write_3_clients",
+    ]
+    .map(check_orbits::<SharedLock>);
     insta::assert_debug_snapshot!(counts);
 }

@@ -16,6 +16,16 @@ impl Path {
         Path(Arc::from(path))
     }
 
+    /// The shared text, for a renaming that keeps what it need not change
+    /// ([`crate::symmetry`]).
+    pub fn text(&self) -> &Arc<str> {
+        &self.0
+    }
+
+    pub fn from_text(text: Arc<str>) -> Path {
+        Path(text)
+    }
+
     pub fn root() -> Path {
         Path::new("/")
     }
