@@ -189,10 +189,15 @@ impl Recipe for Lock {
     /// A contender finds its node in a listing by its GUID and ranks nodes
     /// by sequence number, whatever their order. Not where two nodes may
     /// carry its GUID and it takes the first listed: a host's GUID is its
-    /// dead predecessor's too, and a careless application leaves a node
-    /// behind under its GUID while it creates another.
+    /// dead predecessor's too, a process's GUID its abandoned session's
+    /// (whose node the server keeps until it expires it), and a careless
+    /// application leaves a node behind under its GUID while it creates
+    /// another.
     fn symmetric(&self) -> bool {
-        !matches!(self.variant, Variant::HostGuid | Variant::CarelessCancel)
+        !matches!(
+            self.variant,
+            Variant::HostGuid | Variant::ProcessGuid | Variant::CarelessCancel
+        )
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {

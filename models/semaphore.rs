@@ -789,9 +789,10 @@ impl Recipe for Semaphore {
 
     /// As the lock's ([`super::lock::Lock`]): leases and the internal lock
     /// are read through sequence numbers and GUIDs. Not `leaky`, which
-    /// leaves a lease node behind under its GUID.
+    /// leaves a lease node behind under its GUID, nor `process_guid`, whose
+    /// GUID is its abandoned session's too.
     fn symmetric(&self) -> bool {
-        self.variant != Variant::Leaky
+        !matches!(self.variant, Variant::Leaky | Variant::ProcessGuid)
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {

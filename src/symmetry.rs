@@ -31,12 +31,19 @@
 //! t` there is the step `π(s) → π(t)`, and every property, observation and
 //! the termination rank read the same on `s` and `π(s)` (they count and
 //! compare, never ask "client 0"). That relation is a bisimulation, with
-//! one proviso the server's listing order brings: the server lists
-//! children in an order that depends on their names, so the renamed
-//! listing comes in another order, and a recipe must not act on that order
-//! beyond what the names' sequence numbers already say. A recipe declares
-//! that it is so ([`crate::recipe::Recipe::symmetric`]), and
-//! `tests/reductions.rs` checks the declaration on whole reachable graphs.
+//! one proviso the server's name order brings: the server lists children
+//! in an order that depends on their names, so the renamed listing comes
+//! in another order, and it fires the watches of one transaction or one
+//! reconnect in path order, so one link may carry the renamed events in
+//! another order. A recipe must not act on either order beyond what the
+//! names' sequence numbers already say: no two of its nodes that it tells
+//! apart by GUID alone (two nodes under one GUID, of which it takes the
+//! first listed), no two live nodes of one directory with one sequence
+//! number (which a counter narrower than the server's, or one a starting
+//! node sets, allows: [`crate::world::World::interchangeable`] then makes
+//! no group). A recipe declares that it is so
+//! ([`crate::recipe::Recipe::symmetric`]), and `tests/reductions.rs` checks
+//! the declaration on whole reachable graphs.
 //!
 //! **The representative.** [`representative`] sorts each group's clients
 //! on what renaming keeps (their process status, commands given, belief,
@@ -258,7 +265,7 @@ impl Renaming {
         let address = Arc::as_ptr(name) as *const u8 as usize;
         let to = std::array::from_fn(|i| self.to.get(i).map_or(self.clients as u8, |&t| t));
         let table = u64::from_le_bytes(to);
-        let slot = (address >> 4 ^ table as usize * 0x9e37_79b9) % NAME_CACHE;
+        let slot = (address >> 4 ^ (table as usize).wrapping_mul(0x9e37_79b9)) % NAME_CACHE;
         NAMES.with_borrow_mut(|cache| {
             if cache.is_empty() {
                 cache.resize(NAME_CACHE, None);

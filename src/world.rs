@@ -551,7 +551,17 @@ impl<R: Recipe> World<R> {
     /// Which clients are interchangeable ([`crate::symmetry`]): those whose
     /// recipe says it renames, with the same variant and parameters, the
     /// same script and timeouts, and no fault aimed at them by number.
+    ///
+    /// None where two live nodes of one directory may share a sequence
+    /// number (a counter narrower than the server's, or one a starting node
+    /// sets): recipes break such ties by listing order or by name, which a
+    /// renaming changes.
     pub fn interchangeable(&self) -> Groups {
+        let ties = self.store.sequence_bits < 32
+            || self.tree.iter().any(|node| node.next_sequence.is_some());
+        if ties {
+            return Groups::default();
+        }
         let aimed_at = |client| {
             (self.budget.aimed.iter())
                 .any(|aimed| aimed.target == crate::faults::Target::Client(client))

@@ -328,6 +328,7 @@ fn check_orbits<R: Catalogued>(name: &str) -> (usize, usize, usize) {
     };
     let real = zoocheck::check::check_world(scenario_world, &counters, &[]).unique_states;
     assert_eq!(real, states, "{name}");
+    assert!(stored < real, "{name}: symmetry merged nothing");
     assert!(
         orbits.len() <= stored && stored <= fingerprints.len(),
         "{name}: {} orbits, {stored} stored, {} fingerprints",
