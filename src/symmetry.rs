@@ -234,8 +234,8 @@ impl Renaming {
 
     /// If `part` begins with a GUID `c<i>` (`i` written as
     /// [`crate::recipe::Incarnation::guid`] writes it, followed by the
-    /// part's end, `r`, `s` or `-`) whose client moves: the number of digits and the client it
-    /// becomes.
+    /// part's end, `r`, `s` or `-`) whose client moves: the number of
+    /// digits and the client it becomes.
     fn guid_in(&self, part: &str) -> Option<(usize, ClientId)> {
         let rest = part.strip_prefix('c')?;
         let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
