@@ -297,6 +297,13 @@ impl Recipe for Election {
         violation(world, run, property)
     }
 
+    /// Its properties read the history, the store, and (in quiescent states
+    /// only) whether a client waits and which nodes it claims; it keeps no
+    /// log: [`crate::partial_order`] applies.
+    fn observed_through_history(&self) -> bool {
+        true
+    }
+
     /// As the lock's ([`super::lock::Lock`]): the contender's decisions
     /// read a listing through sequence numbers and GUIDs, and the
     /// acknowledgement's data (a node's name) is renamed with it. Not the

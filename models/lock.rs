@@ -186,6 +186,13 @@ impl Recipe for Lock {
         State::new(Role::Lock)
     }
 
+    /// Its properties read the history, the store, and (in quiescent states
+    /// only) whether a client waits and which nodes it claims; it keeps no
+    /// log: [`crate::partial_order`] applies.
+    fn observed_through_history(&self) -> bool {
+        true
+    }
+
     /// A contender finds its node in a listing by its GUID and ranks nodes
     /// by sequence number, whatever their order. Not where two nodes may
     /// carry its GUID and it takes the first listed: a host's GUID is its

@@ -107,6 +107,13 @@ impl Recipe for SharedLock {
         State::new(Role::Read)
     }
 
+    /// Its properties read the history, the store, and (in quiescent states
+    /// only) whether a client waits and which nodes it claims; it keeps no
+    /// log: [`crate::partial_order`] applies.
+    fn observed_through_history(&self) -> bool {
+        true
+    }
+
     /// As the lock's ([`super::lock::Lock`]): every variant reads a listing
     /// through sequence numbers and GUIDs.
     fn symmetric(&self) -> bool {

@@ -65,6 +65,7 @@ pub mod diagram;
 pub mod faults;
 pub mod memory;
 pub mod net;
+pub mod partial_order;
 pub mod properties;
 pub mod real;
 pub mod recipe;

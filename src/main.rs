@@ -70,8 +70,8 @@ enum Command {
         #[arg(long)]
         bfs: bool,
         /// The reductions the search makes: all (the default), none, or a
-        /// comma-separated list (counters, symmetry). The verdicts are the same either
-        /// way; without them the search stores more states.
+        /// comma-separated list (counters, symmetry, partial-order). The verdicts are the
+        /// same either way; without them the search stores more states.
         #[arg(long, value_name = "LIST", default_value = "all")]
         reduce: zoocheck::reduce::Reductions,
         /// Checker threads, 1 to 64, e.g. --threads 2 (counts stay exact; the

@@ -292,6 +292,17 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether this variant's properties, outside quiescent states, read a
+    /// client only through the world's [`History`](crate::world::History)
+    /// of shared facts (not its node record) and its process's status, and
+    /// its log learns nothing from inputs: then the partial-order reduction
+    /// may leave out interleavings of a client's steps that change none of
+    /// those ([`crate::partial_order`]). `tests/reductions.rs` checks a
+    /// recipe that says so. By default not.
+    fn observed_through_history(&self) -> bool {
+        false
+    }
+
     /// Reacts to one input.
     fn handle(
         &self,

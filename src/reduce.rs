@@ -24,6 +24,10 @@
 //! reads (the faults spent, the commands given, the server's zxid, the
 //! requests sent, the work pending).
 //!
+//! A third reduction, `partial-order` ([`crate::partial_order`]), stores
+//! fewer states by other means: it leaves out steps, not distinctions, and
+//! its argument is its own.
+//!
 //! `check --reduce none` turns them off; every scenario's test checks its
 //! verdicts both ways and pins both state counts (`tests/scenarios.rs`).
 //!
@@ -93,24 +97,30 @@ pub struct Reductions {
     /// States that differ only in which of interchangeable clients is
     /// which are one ([`crate::symmetry`]).
     pub symmetry: bool,
+    /// Of interleavings that reach the same states through the same property
+    /// values, the search takes one ([`crate::partial_order`]). Unlike the
+    /// others it changes which steps a search takes, not how states hash.
+    pub partial_order: bool,
 }
 
 impl Reductions {
     pub const ALL: Reductions = Reductions {
         counters: true,
         symmetry: true,
+        partial_order: true,
     };
     pub const NONE: Reductions = Reductions {
         counters: false,
         symmetry: false,
+        partial_order: false,
     };
 
     /// Each reduction's name, as `--reduce` takes it.
-    pub const NAMES: [&'static str; 2] = ["counters", "symmetry"];
+    pub const NAMES: [&'static str; 3] = ["counters", "symmetry", "partial-order"];
 
     /// Whether each reduction is made, in [`Reductions::NAMES`]' order.
-    fn made(&self) -> [bool; 2] {
-        [self.counters, self.symmetry]
+    fn made(&self) -> [bool; 3] {
+        [self.counters, self.symmetry, self.partial_order]
     }
 
     /// The reductions by name, for a report: `counters`, or `none`.
@@ -179,6 +189,7 @@ impl FromStr for Reductions {
             match name {
                 "counters" => reductions.counters = true,
                 "symmetry" => reductions.symmetry = true,
+                "partial-order" => reductions.partial_order = true,
                 _ => {
                     let names = Reductions::NAMES.join(", ");
                     let expected = format!("all, none, or a comma-separated list of {names}");
@@ -300,20 +311,23 @@ mod tests {
     fn reductions_read_by_name() {
         assert_eq!("all".parse(), Ok(Reductions::ALL));
         assert_eq!("none".parse(), Ok(Reductions::NONE));
-        assert_eq!(" counters , symmetry".parse(), Ok(Reductions::ALL));
+        assert_eq!(
+            " counters , symmetry,partial-order".parse(),
+            Ok(Reductions::ALL)
+        );
         let counters = Reductions {
             counters: true,
-            symmetry: false,
+            ..Reductions::NONE
         };
         assert_eq!("counters".parse(), Ok(counters));
         assert_eq!(counters.words(), "counters");
-        assert_eq!(Reductions::ALL.words(), "counters,symmetry");
+        assert_eq!(Reductions::ALL.words(), "counters,symmetry,partial-order");
         assert_eq!(Reductions::NONE.words(), "none");
         let error = "counters,symetry".parse::<Reductions>().unwrap_err();
         assert_eq!(
             error,
             "no reduction \"symetry\": expected all, none, or a comma-separated list of \
-             counters, symmetry"
+             counters, symmetry, partial-order"
         );
     }
 

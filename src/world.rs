@@ -548,6 +548,13 @@ impl<R: Recipe> World<R> {
         Classes::of(self.reductions, restarts, self.interchangeable())
     }
 
+    /// Whether a search of this world takes one of the interleavings that
+    /// commute ([`crate::partial_order`]): where its reductions say so and
+    /// every client's recipe allows it ([`Recipe::observed_through_history`]).
+    pub fn reduces_order(&self) -> bool {
+        self.reductions.partial_order && self.recipes.iter().all(Recipe::observed_through_history)
+    }
+
     /// Which clients are interchangeable ([`crate::symmetry`]): those whose
     /// recipe says it renames, with the same variant and parameters, the
     /// same script and timeouts, and no fault aimed at them by number.
@@ -1063,14 +1070,40 @@ impl<R: Recipe> World<R> {
         state: &WorldState<R::State, R::Log>,
         action: &Action,
     ) -> Result<(WorldState<R::State, R::Log>, Observed<R::Fact>), Refusal> {
+        let (next, observed) = self.observing(|| self.try_step(state, action));
+        next.map(|next| (next, observed))
+    }
+
+    /// [`World::step`], with what the recipes observed in the step.
+    pub fn step_observed(
+        &self,
+        state: &WorldState<R::State, R::Log>,
+        action: &Action,
+    ) -> Option<(WorldState<R::State, R::Log>, Observed<R::Fact>)> {
+        let (next, observed) = self.observing(|| self.step(state, action));
+        next.map(|next| (next, observed))
+    }
+
+    /// Runs `f`, answering with what the recipes observed meanwhile.
+    fn observing<T>(&self, f: impl FnOnce() -> T) -> (T, Observed<R::Fact>) {
+        /// Puts back the listener it replaced, even when `f` panics.
+        struct Restore(Option<Option<Box<dyn Any>>>);
+        impl Drop for Restore {
+            fn drop(&mut self) {
+                let outer = self.0.take().flatten();
+                OBSERVED.with(|observed| *observed.borrow_mut() = outer);
+            }
+        }
         let listening: Observed<R::Fact> = Vec::new();
-        OBSERVED.with(|observed| *observed.borrow_mut() = Some(Box::new(listening)));
-        let next = self.try_step(state, action);
+        let outer = OBSERVED.with(|observed| observed.replace(Some(Box::new(listening))));
+        let restore = Restore(Some(outer));
+        let result = f();
         let observed = OBSERVED.with(|observed| observed.borrow_mut().take());
+        drop(restore);
         let observed = observed
             .and_then(|any| any.downcast().ok())
             .map_or_else(Vec::new, |observed: Box<Observed<R::Fact>>| *observed);
-        next.map(|next| (next, observed))
+        (result, observed)
     }
 
     /// [`World::enabled`], or the message of the panic listing them caused.
@@ -1275,7 +1308,14 @@ impl<R: Recipe> Model for World<R> {
         if control.halt.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(message) = caught(|| self.enabled(state, actions)) {
+        let reduces = self.reduces_order();
+        let listed = caught(|| {
+            self.enabled(state, actions);
+            if reduces {
+                crate::partial_order::reduce(self, state, actions);
+            }
+        });
+        if let Err(message) = listed {
             actions.clear();
             self.keep_panic(control, state, None, message);
         }

@@ -31,6 +31,7 @@ use zoocheck::models::queue::Queue;
 use zoocheck::models::semaphore::Semaphore;
 use zoocheck::models::shared_lock::SharedLock;
 use zoocheck::models::two_phase_commit::TwoPhaseCommit;
+use zoocheck::partial_order;
 use zoocheck::properties::termination;
 use zoocheck::reduce::{Classes, Reductions};
 use zoocheck::scenario::Scenario;
@@ -112,6 +113,16 @@ fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
 /// fingerprint: how many.
 fn every_state<R: Catalogued>(
     world: &World<R>,
+    visit: impl FnMut(&WorldState<R::State, R::Log>),
+) -> usize {
+    every_state_taking(world, false, visit)
+}
+
+/// [`every_state`], taking from each state only its ample set
+/// ([`partial_order::reduce`]) if `ample`.
+fn every_state_taking<R: Catalogued>(
+    world: &World<R>,
+    ample: bool,
     mut visit: impl FnMut(&WorldState<R::State, R::Log>),
 ) -> usize {
     let mut seen = HashSet::new();
@@ -121,6 +132,9 @@ fn every_state<R: Catalogued>(
     while let Some(state) = stack.pop() {
         visit(&state);
         world.actions(&state, &mut actions);
+        if ample {
+            partial_order::reduce(world, &state, &mut actions);
+        }
         for action in actions.drain(..) {
             if let Some(next) = world.next_state(&state, action) {
                 if seen.insert(fingerprint(&next)) {
@@ -135,7 +149,7 @@ fn every_state<R: Catalogued>(
 /// The `counters` reduction alone: symmetry's are checked below.
 const COUNTERS: Reductions = Reductions {
     counters: true,
-    symmetry: false,
+    ..Reductions::NONE
 };
 
 /// Checks the groups of `scenarios/<name>.toml`, and that they are what
@@ -317,8 +331,13 @@ fn check_orbits<R: Catalogued>(name: &str) -> (usize, usize, usize) {
             kept.1
         );
     });
+    // Partial-order reduction stores fewer states again, by other means
+    // (checked below).
     let options = CheckOptions {
-        reductions: Reductions::ALL,
+        reductions: Reductions {
+            partial_order: false,
+            ..Reductions::ALL
+        },
         ..Default::default()
     };
     let stored = zoocheck::check::check_world(scenario_world.clone(), &options, &[]).unique_states;
@@ -389,10 +408,177 @@ fn semaphore_orbits_are_bisimilar() {
 fn shared_lock_orbits_are_bisimilar() {
     // Two writers and a reader, the writers interchangeable; the variant
     // that watches the lowest write node.
+    // Writers and a reader with no fault, the variant that watches the
+    // lowest write node, and a pause past the session's expiry.
     let counts = [
         "shared_lock/guid_writers_and_reader",
         "shared_lock/lowest_write_3_clients",
     ]
     .map(check_orbits::<SharedLock>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+// Partial-order reduction ([`zoocheck::partial_order`]): from some states
+// the search takes one client's steps only. Checked on whole reachable
+// graphs against what its argument promises: the reduced graph reaches
+// every value of what the properties read outside quiescent states (the
+// history but for the node record, the store, the processes' statuses),
+// every quiescent state itself, and every state of every client's process;
+// and the check's verdicts are those of the check without it.
+
+/// What the reduction must keep of a state: what the properties read
+/// outside quiescent states.
+fn label<S, L: Hash>(state: &WorldState<S, L>) -> u64 {
+    let history = &state.history;
+    let statuses: Vec<_> = state
+        .processes
+        .iter()
+        .map(|process| process.status)
+        .collect();
+    fingerprint(&(
+        &history.holding,
+        history.acquisitions,
+        &history.resource,
+        history.herd,
+        history.woken,
+        &history.log,
+        &state.net.store,
+        statuses,
+    ))
+}
+
+/// What a search of all of a graph, or of its ample sets only, met: the
+/// labels, the quiescent states and each client's process states.
+#[derive(Debug, Default, PartialEq)]
+struct Met {
+    labels: HashSet<u64>,
+    quiescent: HashSet<u64>,
+    processes: HashSet<(usize, u64)>,
+}
+
+/// Explores `scenarios/<name>.toml` without reductions, then taking ample
+/// sets only, and checks that both meet the same; then that the check with
+/// the partial-order reduction alone gives the verdicts of the check
+/// without, and stores the states of the second exploration: the states of
+/// each.
+fn check_ample_sets<R: Catalogued>(name: &str) -> (usize, usize) {
+    let world = World {
+        reductions: Reductions::NONE,
+        ..world::<R>(name)
+    };
+    let meet = |ample: bool| {
+        let mut met = Met::default();
+        let states = every_state_taking(&world, ample, |state| {
+            met.labels.insert(label(state));
+            if world.is_quiescent(state) {
+                met.quiescent.insert(fingerprint(state));
+            }
+            for (client, process) in state.processes.iter().enumerate() {
+                met.processes.insert((client, fingerprint(process)));
+            }
+        });
+        (states, met)
+    };
+    let (states, all) = meet(false);
+    let (reduced, ample) = meet(true);
+    let same = |what: &str, all: usize, ample: usize, missed: usize| {
+        assert!(
+            missed == 0 && all == ample,
+            "{name}: the reduced graph misses {missed} of the {all} {what} of the whole \
+             graph ({ample} met)"
+        );
+    };
+    let missed = |all: &HashSet<_>, ample: &HashSet<_>| all.difference(ample).count();
+    same(
+        "labels",
+        all.labels.len(),
+        ample.labels.len(),
+        missed(&all.labels, &ample.labels),
+    );
+    same(
+        "quiescent states",
+        all.quiescent.len(),
+        ample.quiescent.len(),
+        missed(&all.quiescent, &ample.quiescent),
+    );
+    let processes = |met: &Met| met.processes.len();
+    let missed_processes = all.processes.difference(&ample.processes).count();
+    same(
+        "process states",
+        processes(&all),
+        processes(&ample),
+        missed_processes,
+    );
+    assert!(reduced < states, "{name}: the reduction took every step");
+    let check = |reductions| {
+        let options = CheckOptions {
+            reductions,
+            ..Default::default()
+        };
+        let outcome = zoocheck::check::check_world(world.clone(), &options, &[]);
+        let verdicts: Vec<_> = (outcome.properties.iter())
+            .map(|property| (property.name, property.actual, property.proven))
+            .collect();
+        (outcome.unique_states, verdicts)
+    };
+    let (unreduced, verdicts) = check(Reductions::NONE);
+    let only_order = Reductions {
+        partial_order: true,
+        ..Reductions::NONE
+    };
+    let (stored, reduced_verdicts) = check(only_order);
+    assert_eq!(verdicts, reduced_verdicts, "{name}: verdicts");
+    assert_eq!(
+        (unreduced, stored),
+        (states, reduced),
+        "{name}: state counts"
+    );
+    (states, reduced)
+}
+
+#[test]
+fn lock_ample_sets_keep_what_properties_read() {
+    // Clients racing for the lock with no fault, then with lost
+    // connections, lost replies, a crash and restart, a pause aimed at the
+    // holder, an expiry whenever, acquires that time out, and the herd.
+    let counts = [
+        "lock/guid_3_clients",
+        "lock/guid_disconnect",
+        "lock/guid_lose_reply",
+        "lock/guid_crash_restart",
+        "lock/guid_holder_pauses_expire",
+        "lock/guid_expire_anytime",
+        "lock/guid_acquire_timeout_lose_reply",
+        "lock/careless_cancel_acquire_timeout",
+        "lock/herd_lose_reply",
+    ]
+    .map(check_ample_sets::<Lock>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+#[test]
+fn election_ample_sets_keep_what_properties_read() {
+    // Every volunteer watching the leader; a leader that resigns or closes
+    // its session, carefully or not.
+    let counts = [
+        "election/watch_all_3_clients",
+        "election/guid_close_while_volunteering",
+        "election/careless_close_while_volunteering",
+        "election/careless_resign_2_clients",
+    ]
+    .map(check_ample_sets::<Election>);
+    insta::assert_debug_snapshot!(counts);
+}
+
+#[test]
+fn shared_lock_ample_sets_keep_what_properties_read() {
+    // Writers and a reader with no fault, the variant that watches the
+    // lowest write node, and a pause past the session's expiry.
+    let counts = [
+        "shared_lock/guid_writers_and_reader",
+        "shared_lock/lowest_write_3_clients",
+        "shared_lock/guid_pause_expire",
+    ]
+    .map(check_ample_sets::<SharedLock>);
     insta::assert_debug_snapshot!(counts);
 }

@@ -323,7 +323,7 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
 }
 
 /// Whether `after` ranks above `before`, comparing one component at a time.
-fn raises_rank<S, L>(before: &WorldState<S, L>, after: &WorldState<S, L>) -> bool {
+pub(crate) fn raises_rank<S, L>(before: &WorldState<S, L>, after: &WorldState<S, L>) -> bool {
     for component in 0..5 {
         match rank_component(after, component).cmp(&rank_component(before, component)) {
             std::cmp::Ordering::Greater => return true,

@@ -288,6 +288,13 @@ impl Store {
             .collect()
     }
 
+    /// Whether `session` has a watch on any node, in either table.
+    pub fn watches_of(&self, session: SessionId) -> bool {
+        (self.data_watches.iter())
+            .chain(self.child_watches.iter())
+            .any(|(_, owner)| *owner == session)
+    }
+
     /// Whether `session` has a watch on `path` in the data table (getData, exists)
     /// or, with `child`, in the child table.
     pub fn has_watch(&self, session: SessionId, path: &Path, child: bool) -> bool {
