@@ -162,12 +162,33 @@ pub fn check_bounded<R: Recipe>(
     bound: &Termination,
 ) -> Outcome {
     let started = Instant::now();
+    // A path the partial-order reduction reorders can grow longer
+    // ([`crate::partial_order`]): a search cut at a depth does without it.
+    let bounded = Reductions {
+        partial_order: false,
+        ..options.reductions
+    };
     let world = World {
-        reductions: options.reductions,
+        reductions: if options.max_depth.is_some() {
+            bounded
+        } else {
+            options.reductions
+        },
         ..world
     };
-    let control = Arc::new(Control::default());
-    let searched = search(&world, options, bound, &control, started);
+    let mut control = Arc::new(Control::default());
+    let mut searched = search(&world, options, bound, &control, started);
+    let world = if world.reduces_order() && searched.stopped == Some(Limit::DepthBound) {
+        let world = World {
+            reductions: bounded,
+            ..world
+        };
+        control = Arc::new(Control::default());
+        searched = search(&world, options, bound, &control, started);
+        world
+    } else {
+        world
+    };
     // The searches for shortest paths keep the same budget.
     let mut go_on = |_: usize| {
         options

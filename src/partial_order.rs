@@ -110,9 +110,21 @@
 //! counterexample is searched without reductions, so it is the shortest of
 //! the whole graph.
 //!
+//! **Depth.** The reduced path that matches a path of the whole graph takes
+//! the same steps in another order, and sometimes a few more of `c`'s: it
+//! can be longer. A search that a depth limit cut could then miss, within
+//! the limit, what the whole graph has within it. So a check with
+//! `--max-depth` does not reduce, and a check that reached its scenario's
+//! depth bound searches again without this reduction
+//! ([`crate::check::check_bounded`]). A search that finishes needs no such
+//! care: every reduced path is a path of the whole graph, no longer than
+//! its longest.
+//!
 //! `tests/reductions.rs` checks the consequences on whole graphs: the same
 //! quiescent states, the same property values reached, and the same
 //! verdicts as without.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::faults::{Kind, Target};
 use crate::recipe::{Observation, Recipe};
@@ -188,7 +200,10 @@ pub fn is_ample<R: Recipe>(
         .iter()
         .filter(|action| actor(action) == Some(client))
         .all(|action| {
-            let Some((next, observed)) = world.step_observed(state, action) else {
+            // A step that panics is not taken here: the search takes it
+            // itself, and reports the panic with the step that caused it.
+            let tried = catch_unwind(AssertUnwindSafe(|| world.step_observed(state, action)));
+            let Ok(Some((next, observed))) = tried else {
                 return false;
             };
             observed.iter().all(|(_, observation)| {
