@@ -162,25 +162,22 @@ pub fn check_bounded<R: Recipe>(
     bound: &Termination,
 ) -> Outcome {
     let started = Instant::now();
-    // A path the partial-order reduction reorders can grow longer
-    // ([`crate::partial_order`]): a search cut at a depth does without it.
-    let bounded = Reductions {
-        partial_order: false,
-        ..options.reductions
-    };
     let world = World {
-        reductions: if options.max_depth.is_some() {
-            bounded
-        } else {
-            options.reductions
-        },
+        reductions: options.reductions,
         ..world
     };
     let mut control = Arc::new(Control::default());
     let mut searched = search(&world, options, bound, &control, started);
-    let world = if world.reduces_order() && searched.stopped == Some(Limit::DepthBound) {
+    // A path the partial-order reduction reorders can grow longer
+    // ([`crate::partial_order`]): a search a depth limit cut searches again
+    // without it, so that it sees what the whole graph has within the limit.
+    let cut = matches!(searched.stopped, Some(Limit::Depth | Limit::DepthBound));
+    let world = if world.reduces_order() && cut {
         let world = World {
-            reductions: bounded,
+            reductions: Reductions {
+                partial_order: false,
+                ..options.reductions
+            },
             ..world
         };
         control = Arc::new(Control::default());

@@ -113,10 +113,9 @@
 //! **Depth.** The reduced path that matches a path of the whole graph takes
 //! the same steps in another order, and sometimes a few more of `c`'s: it
 //! can be longer. A search that a depth limit cut could then miss, within
-//! the limit, what the whole graph has within it. So a check with
-//! `--max-depth` does not reduce, and a check that reached its scenario's
-//! depth bound searches again without this reduction
-//! ([`crate::check::check_bounded`]). A search that finishes needs no such
+//! the limit, what the whole graph has within it. So a check that a depth
+//! limit cut (`--max-depth`, or its scenario's depth bound) searches again
+//! without this reduction ([`crate::check::check_bounded`]). A search that finishes needs no such
 //! care: every reduced path is a path of the whole graph, no longer than
 //! its longest.
 //!
