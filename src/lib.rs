@@ -25,7 +25,8 @@
 //!   [`catalogue`]: every recipe by name, and the type-erased world
 //!   ([`catalogue::AnyWorld`]) each builds; [`check`]: the exhaustive search
 //!   and its verdicts; [`reduce`]: the reductions that let it store one
-//!   state per class of states no later step tells apart;
+//!   state per class of states no later step tells apart ([`symmetry`]
+//!   among them); [`partial_order`]: the steps it may leave for later;
 //!   [`trace`]: counterexamples as readable, replayable steps;
 //!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
 //!   [`report`]: a check's verdicts and counterexamples as one HTML page.
