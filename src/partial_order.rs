@@ -10,7 +10,7 @@
 //!
 //! # When a client's steps are an ample set
 //!
-//! [`ample`] takes the first client `c` (in number order) for which all of
+//! [`reduce`] takes the first client `c` (in number order) for which all of
 //! this holds in the state `s`:
 //!
 //! 1. **Local steps only.** Every enabled action that names `c` is its
