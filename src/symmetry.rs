@@ -168,6 +168,9 @@ pub struct Renaming {
     clients: usize,
     /// The server's listing order, which a renamed listing is put in.
     order: ChildOrder,
+    /// Every name, datum, client library and link is copied, never shared
+    /// with the original ([`detached`]).
+    copies: bool,
 }
 
 impl Renaming {
@@ -184,6 +187,16 @@ impl Renaming {
             to: table,
             clients: to.len(),
             order,
+            copies: false,
+        }
+    }
+
+    /// The renaming that moves no client and copies everything it keeps.
+    fn copying(clients: usize, order: ChildOrder) -> Renaming {
+        let to: Vec<ClientId> = (0..clients.min(CLIENTS)).collect();
+        Renaming {
+            copies: true,
+            ..Renaming::new(&to, order)
         }
     }
 
@@ -259,6 +272,9 @@ impl Renaming {
     /// address: an entry holds its text, which therefore cannot be freed
     /// and its address reused while the entry is there.
     pub fn name(&self, name: &Arc<str>) -> Arc<str> {
+        if self.copies {
+            return Arc::from(&**name);
+        }
         if !name.contains('c') {
             return name.clone();
         }
@@ -288,6 +304,9 @@ impl Renaming {
     /// text is kept.
     pub fn data(&self, data: &Data) -> Data {
         let bytes = data.as_ref()?;
+        if self.copies {
+            return Some(Arc::from(&**bytes));
+        }
         let renamed = std::str::from_utf8(bytes)
             .ok()
             .and_then(|text| self.text(text));
@@ -307,7 +326,9 @@ impl Renaming {
     /// Names as the server would list them renamed: renamed, in its order.
     pub fn names(&self, names: &[Arc<str>]) -> Vec<Arc<str>> {
         let mut renamed: Vec<Arc<str>> = names.iter().map(|name| self.name(name)).collect();
-        self.order.arrange(&mut renamed);
+        if !self.copies {
+            self.order.arrange(&mut renamed);
+        }
         renamed
     }
 
@@ -438,7 +459,7 @@ impl Renaming {
         let bare = client.in_flight().len() == 0
             && client.queued().len() == 0
             && client.watches().is_empty();
-        if bare && self.session(client.session()) == client.session() {
+        if bare && !self.copies && self.session(client.session()) == client.session() {
             return client.clone();
         }
         Arc::new(client.renamed(self))
@@ -446,7 +467,7 @@ impl Renaming {
 
     /// `link` renamed, shared if it carries nothing to rename.
     pub fn link(&self, link: &Arc<Link>) -> Arc<Link> {
-        if link.up.is_empty() && link.down.is_empty() {
+        if link.up.is_empty() && link.down.is_empty() && !self.copies {
             return link.clone();
         }
         Arc::new(Link {
@@ -550,10 +571,50 @@ where
     S: Symmetric + Clone,
     L: Symmetric + Clone,
 {
+    rebuilt(
+        state,
+        renaming,
+        |recipe| recipe.renamed(renaming),
+        |log| log.renamed(renaming),
+    )
+}
+
+/// A copy of `state` that shares no allocation with it: no name, datum,
+/// client library, link or table of the server. The recipes' states and
+/// log are copied as renamed by the identity where they can be, and cloned
+/// (sharing what they share) where they cannot. The search hands such
+/// copies from one thread to another ([`crate::search::Detach`]).
+pub fn detached<S, L>(state: &WorldState<S, L>) -> WorldState<S, L>
+where
+    S: Symmetric + Clone,
+    L: Symmetric + Clone,
+{
+    if state.processes.len() > CLIENTS {
+        return state.clone();
+    }
+    let order = state.net.store.config().child_order;
+    let copying = Renaming::copying(state.processes.len(), order);
+    let recipe = |recipe: &S| Some(recipe.renamed(&copying).unwrap_or_else(|| recipe.clone()));
+    let log = |log: &L| Some(log.renamed(&copying).unwrap_or_else(|| log.clone()));
+    rebuilt(state, &copying, recipe, log).expect("a copy whose parts all copy")
+}
+
+/// `state` with every name renamed by `renaming`, its recipes' states by
+/// `recipe` and its log by `log`; `None` if either gives none.
+fn rebuilt<S, L>(
+    state: &WorldState<S, L>,
+    renaming: &Renaming,
+    recipe: impl Fn(&S) -> Option<S>,
+    log: impl Fn(&L) -> Option<L>,
+) -> Option<WorldState<S, L>>
+where
+    S: Clone,
+    L: Clone,
+{
     let net = &state.net;
     let processes = renaming.moved(&state.processes, |process| {
         Some(Process {
-            recipe: process.recipe.renamed(renaming)?,
+            recipe: recipe(&process.recipe)?,
             ..process.clone()
         })
     })?;
@@ -576,7 +637,7 @@ where
         history: History {
             holding: renaming.moved(&history.holding, |tenure| Some(*tenure))?,
             nodes,
-            log: history.log.renamed(renaming)?,
+            log: log(&history.log)?,
             ..history.clone()
         },
         classes: state.classes,

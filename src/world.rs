@@ -228,6 +228,18 @@ where
     }
 }
 
+/// Handed to another search thread, a state is copied whole
+/// ([`crate::symmetry::detached`]).
+impl<S, L> crate::search::Detach for WorldState<S, L>
+where
+    S: Symmetric + Clone,
+    L: Symmetric + Clone,
+{
+    fn detached(&self) -> Self {
+        crate::symmetry::detached(self)
+    }
+}
+
 impl<S: Hash, L: Hash> WorldState<S, L> {
     /// Hashes this state as its class under the reductions other than
     /// symmetry.

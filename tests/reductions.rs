@@ -17,6 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
+use std::sync::Arc;
 
 use stateright::Model;
 use zoocheck::catalogue::{Catalogued, Entry};
@@ -621,4 +622,68 @@ fn a_search_cut_at_a_depth_sees_what_the_whole_graph_has_within_it() {
             "{max_depth:?} {depth_bound}"
         );
     }
+}
+
+/// Checks that [`symmetry::detached`], the copy a search thread makes of a
+/// state another thread handed it, is the state (equal, with its
+/// fingerprint) and shares none of the parts threads would otherwise
+/// count references to together: the server's names and data, the client
+/// libraries, the links, and the recipes' node names where the recipe can
+/// be renamed. Returns how many states it looked at.
+fn check_detached<R: Catalogued>(name: &str) -> usize {
+    let world = world::<R>(name);
+    let mut shared_names = 0;
+    let states = every_state(&world, |state| {
+        let copy = symmetry::detached(state);
+        assert!(copy == *state, "{name}: a copy differs from its state");
+        assert_eq!(fingerprint(&copy), fingerprint(state), "{name}");
+        let (net, copied) = (&state.net, &copy.net);
+        for (path, copied_path) in net.store.paths().zip(copied.store.paths()) {
+            assert!(
+                !Arc::ptr_eq(path.text(), copied_path.text()),
+                "{name}: {path:?}"
+            );
+            if let (Some(Some(data)), Some(Some(copied_data))) =
+                (net.store.data(path), copied.store.data(path))
+            {
+                assert!(!Arc::ptr_eq(data, copied_data), "{name}: {path:?}'s data");
+            }
+        }
+        for (client, copied_client) in net.clients.iter().zip(&copied.clients) {
+            assert!(
+                !Arc::ptr_eq(client, copied_client),
+                "{name}: a client library"
+            );
+        }
+        for (link, copied_link) in net.links.iter().zip(&copied.links) {
+            assert!(!Arc::ptr_eq(link, copied_link), "{name}: a link");
+        }
+        shared_names += (state.history.nodes.iter().zip(&copy.history.nodes))
+            .filter(|(node, copied_node)| match (node, copied_node) {
+                (Some((path, _)), Some((copied_path, _))) => {
+                    Arc::ptr_eq(path.text(), copied_path.text())
+                }
+                _ => false,
+            })
+            .count();
+    });
+    assert_eq!(shared_names, 0, "{name}: the history's nodes shared");
+    states
+}
+
+#[test]
+fn a_state_handed_to_another_thread_is_copied_whole() {
+    // Locks with lost replies, a restart and herds (requests, replies and
+    // events on the links; watches at the server and in the libraries),
+    // and a queue, whose recipe cannot be renamed and is cloned.
+    let counts = (
+        [
+            "lock/guid_lose_reply",
+            "lock/guid_crash_restart",
+            "lock/herd_lose_reply",
+        ]
+        .map(check_detached::<Lock>),
+        check_detached::<Queue>("queue/exactly_once_lose_reply"),
+    );
+    insta::assert_debug_snapshot!(counts);
 }
