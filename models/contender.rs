@@ -288,6 +288,11 @@ pub struct Contender {
     /// recovering a lost create never adopts a node of its dead predecessor,
     /// whose session the server keeps until it times out.
     pub process_guid: bool,
+    /// Before the listing that recovers a lost create, `sync` the
+    /// directory: on an ensemble, a client whose connection moved to a
+    /// follower that has not applied its create would otherwise list
+    /// without its node and create a second one.
+    pub sync_recovery: bool,
 }
 
 impl Contender {
@@ -306,6 +311,7 @@ impl Contender {
             careless_cancel: false,
             session_guid: true,
             process_guid: true,
+            sync_recovery: false,
         }
     }
 
@@ -451,6 +457,16 @@ impl Contender {
         });
     }
 
+    /// Step 1's recovery: list the directory for a node with our GUID.
+    /// This listing doubles as step 2, so the `herd` knob sets its watch
+    /// here too, or it would wait for a change nobody will tell it of.
+    fn recover(&self, out: &mut Effects) {
+        out.send(Op::GetChildren {
+            path: self.dir.clone(),
+            watch: self.herd,
+        });
+    }
+
     /// Step 2 (the `herd` knob sets a watch here).
     pub fn list(&self, state: &mut State, out: &mut Effects) {
         state.phase = Phase::Listing;
@@ -531,18 +547,21 @@ impl Contender {
             (Phase::Creating, Op::Create { .. }, Err(ErrorCode::ConnectionLoss)) => {
                 if self.guid {
                     // Seed 001: look for a node with our GUID before creating
-                    // again. This listing doubles as step 2, so the `herd`
-                    // knob sets its watch here too, or it would wait for a
-                    // change nobody will tell it of.
+                    // again ([`Contender::recover`]), after a `sync` if the
+                    // variant asks for one.
                     state.phase = Phase::Recovering;
-                    out.send(Op::GetChildren {
-                        path: self.dir.clone(),
-                        watch: self.herd,
-                    });
+                    match self.sync_recovery {
+                        true => out.send(Op::Sync {
+                            path: self.dir.clone(),
+                        }),
+                        false => self.recover(out),
+                    }
                 } else {
                     self.create(me, state, out);
                 }
             }
+            (Phase::Recovering, Op::Sync { .. }, Ok(_)) => self.recover(out),
+            (Phase::Recovering, Op::Sync { .. }, Err(ErrorCode::ConnectionLoss)) => out.send(op),
             (Phase::Recovering, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
                 let prefix = self.prefix(me, state);
                 let found = names.iter().find(|name| name.starts_with(&prefix));

@@ -123,6 +123,7 @@ pub enum Variant {
     Spin,
     ProcessGuid,
     HostGuid,
+    SyncedGuid,
 }
 
 /// What the application asks of the lock.
@@ -163,6 +164,7 @@ impl Lock {
             }
             Variant::ProcessGuid => contender.session_guid = false,
             Variant::HostGuid => contender.process_guid = false,
+            Variant::SyncedGuid => contender.sync_recovery = true,
         }
         Lock { variant, contender }
     }
@@ -281,6 +283,7 @@ impl Catalogued for Lock {
             ("spin", "try_acquire in a loop: a refused attempt deletes its node and creates another at once"),
             ("process_guid", "keeps one GUID across renewed sessions: recovering a lost create may adopt its previous session's node"),
             ("host_guid", "a GUID of the host, kept across restarts: recovering a lost create may adopt a dead predecessor's node"),
+            ("synced_guid", "the reference, with a sync before the listing that recovers a lost create: on an ensemble it never misses its own node"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -305,6 +308,7 @@ impl Catalogued for Lock {
         ("spin", Variant::Spin),
         ("process_guid", Variant::ProcessGuid),
         ("host_guid", Variant::HostGuid),
+        ("synced_guid", Variant::SyncedGuid),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

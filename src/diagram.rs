@@ -219,7 +219,7 @@ impl Diagram {
                 }
                 self.notifications(step, before, after, Some(c));
             }
-            Action::SessionTimeout(_) | Action::Fault(_) => {
+            Action::SessionTimeout(_) | Action::Fault(_) | Action::Apply(_) => {
                 let first = match action {
                     Action::Fault(fault) => fault.client,
                     _ => store,
@@ -254,14 +254,23 @@ impl Diagram {
                 gained
             };
             for message in is.down.iter().skip(is.down.len() - gained).take(events) {
-                if let ServerMessage::Notification(event) = message {
-                    self.items.push(Item::Arrow(Arrow {
+                match message {
+                    ServerMessage::Notification(event) => self.items.push(Item::Arrow(Arrow {
                         step,
                         from: store,
                         to: c,
                         kind: ArrowKind::Event,
                         label: format!("{} {}", event.kind.name(), event.path),
-                    }));
+                    })),
+                    // A follower answering the write or sync it has now
+                    // applied ([`Action::Apply`]).
+                    ServerMessage::Reply { result, .. } => self.items.push(Item::Arrow(Arrow {
+                        step,
+                        from: store,
+                        to: c,
+                        kind: ArrowKind::Reply,
+                        label: reply_label(result),
+                    })),
                 }
             }
         }

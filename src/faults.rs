@@ -38,6 +38,7 @@ pub enum Kind {
     Expire,
     LoseReply,
     Abandon,
+    Move,
 }
 
 /// How many kinds there are.
@@ -52,6 +53,7 @@ impl Kind {
         Kind::Expire,
         Kind::LoseReply,
         Kind::Abandon,
+        Kind::Move,
     ];
 
     pub fn declaration(self) -> &'static Declaration {
@@ -89,6 +91,12 @@ pub struct Situation {
     /// The scenario lets the server expire a session whatever its client
     /// does (clocks that disagree).
     pub expire_anytime: bool,
+    /// Servers in the ensemble (1: a standalone server).
+    pub servers: u8,
+    /// Its server holds its requests in flight: behind a write or `sync`
+    /// of its session a follower has not finished, or until the follower
+    /// has applied its session's creation. Only on an ensemble.
+    pub held: bool,
 }
 
 impl Situation {
@@ -102,11 +110,22 @@ impl Situation {
             session_alive: state.net.store.is_alive(state.net.session(client)),
             in_flight: link.up.len() as u8,
             expire_anytime,
+            servers: state.net.ensemble.servers() as u8,
+            held: state.net.waits[client].is_some() || !state.net.knows_session(client),
         }
     }
 
     fn alive(&self) -> bool {
         self.status != Status::Crashed
+    }
+
+    /// How many of its requests in flight the server may take before the
+    /// connection breaks: none while it holds them.
+    fn receivable(&self) -> u8 {
+        match self.held {
+            true => 0,
+            false => self.in_flight,
+        }
     }
 }
 
@@ -139,6 +158,8 @@ pub struct Hit {
     pub paused: bool,
     /// The request the server applies first, in words, if any.
     pub next_request: Option<String>,
+    /// The server a moved connection goes to, if known.
+    pub to_server: Option<usize>,
 }
 
 /// What a fault did at the server: the client's requests it applied, and
@@ -167,7 +188,7 @@ pub struct Declaration {
 }
 
 /// Every kind's declaration, in [`Kind`]'s order.
-pub const DECLARATIONS: [Declaration; 7] = [
+pub const DECLARATIONS: [Declaration; 8] = [
     // The process dies. Its connection drops after the server received the
     // first `applied` of its requests in flight (every count is explored),
     // and its session lives on until the server expires it (the world's
@@ -177,7 +198,7 @@ pub const DECLARATIONS: [Declaration; 7] = [
         name: "crash",
         meaning: "the process dies; its session lives until the server expires it",
         when: |at| at.alive(),
-        received: |at| 0..=at.in_flight,
+        received: |at| 0..=at.receivable(),
         strike: |net, client, applied| {
             let served = net.break_connection(client, usize::from(applied));
             net.forget_link(client);
@@ -228,7 +249,7 @@ pub const DECLARATIONS: [Declaration; 7] = [
         name: "disconnect",
         meaning: "the connection drops, its requests in flight applied or not",
         when: |at| at.alive() && at.connected,
-        received: |at| 0..=at.in_flight,
+        received: |at| 0..=at.receivable(),
         strike: |net, client, applied| {
             (
                 net.break_connection(client, usize::from(applied)),
@@ -275,7 +296,7 @@ pub const DECLARATIONS: [Declaration; 7] = [
         kind: Kind::LoseReply,
         name: "lose_reply",
         meaning: "the server applies a request and its reply is lost with the connection",
-        when: |at| at.alive() && at.connected && at.in_flight > 0,
+        when: |at| at.alive() && at.connected && at.receivable() > 0,
         received: |_| 1..=1,
         strike: |net, client, _| (net.break_connection(client, 1), Vec::new()),
         fate: Fate::Lives,
@@ -311,6 +332,34 @@ pub const DECLARATIONS: [Declaration; 7] = [
                 "c{}'s client library gives up its session (the server still has it)",
                 hit.client
             )
+        },
+    },
+    // In an ensemble, a client library that knows it is cut off connects
+    // next to another server of its list (every other server is explored,
+    // `applied` counting servers on from its own). The server it left
+    // finishes what it had of the session's for nobody; the new one takes
+    // the client once it has applied everything the client has seen.
+    Declaration {
+        kind: Kind::Move,
+        name: "move",
+        meaning: "in an ensemble, a disconnected client's library connects next to another server",
+        // The library's threads run with the process, as for `abandon`.
+        when: |at| at.status == Status::Running && at.knows_disconnected && at.servers > 1,
+        received: |at| 1..=at.servers.saturating_sub(1),
+        strike: |net, client, offset| {
+            net.move_client(client, usize::from(offset));
+            (Vec::new(), Vec::new())
+        },
+        fate: Fate::Lives,
+        words: |hit| match hit.to_server {
+            Some(server) => format!(
+                "c{}'s client library turns to server {server} to reconnect",
+                hit.client
+            ),
+            None => format!(
+                "c{}'s client library turns to the server {} on from its own to reconnect",
+                hit.client, hit.applied
+            ),
         },
     },
 ];
@@ -509,6 +558,10 @@ impl Fault {
             applied: self.applied,
             paused: before.processes[self.client].status == Status::Paused,
             next_request,
+            to_server: (self.kind == Kind::Move).then(|| {
+                let servers = before.net.ensemble.servers();
+                (before.net.server(self.client) + usize::from(self.applied)) % servers
+            }),
         })
     }
 
@@ -589,6 +642,8 @@ mod tests {
             session_alive: true,
             in_flight: 0,
             expire_anytime: false,
+            servers: 1,
+            held: false,
         };
         let when = Kind::Abandon.declaration().when;
         assert!(when(&cut_off));

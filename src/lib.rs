@@ -63,6 +63,7 @@ pub mod check;
 pub mod client;
 pub mod conformance;
 pub mod diagram;
+pub mod ensemble;
 pub mod faults;
 pub mod memory;
 pub mod net;

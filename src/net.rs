@@ -16,12 +16,20 @@
 //! - [`Net::reconnect`]: a disconnected client reconnects (SetWatches), or
 //!   learns that its session expired;
 //! - [`Net::expire`]: the server expires a session;
-//! - [`Net::open_session`]: a client starts over with a new session.
+//! - [`Net::open_session`]: a client starts over with a new session;
+//! - [`Net::apply`]: a follower of an ensemble applies the next committed
+//!   transaction ([`crate::ensemble`]), firing its clients' watches and
+//!   answering the write or `sync` its client waits on.
+//!
+//! In an ensemble a client is connected to one server for good: it reads
+//! that server's tree, keeps its watches there, and has its writes and
+//! `sync` answered once that server has applied them.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
+use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted, Xid};
+use crate::ensemble::{Ensemble, ServerId, Txn};
 use crate::store::{Notification, Op, OpResult, SessionId, Store, StoreConfig};
 
 /// Index of a client in a [`Net`].
@@ -39,6 +47,23 @@ pub struct Link {
     pub broken: bool,
 }
 
+/// A write or `sync` of a session that its server, a follower, finishes
+/// once it has applied `until` transactions: the session's later requests
+/// wait behind it, on this connection or the next (the server queues
+/// requests by session, `CommitProcessor`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Wait {
+    pub xid: Xid,
+    pub until: u64,
+    /// A `sync`, answered with the server's tree as it then is; a write is
+    /// answered with its result when the server applies it.
+    pub sync: Option<Op>,
+    /// The connection that sent it is still there to take the reply.
+    pub answered: bool,
+    /// The follower that has it.
+    pub server: u8,
+}
+
 /// One request the server applied for a client: the request, its result
 /// (which the client may never read) and the notifications it fired.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,9 +78,20 @@ pub struct Served {
 /// client), so cloning a `Net` copies no queue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Net {
+    /// The server's, or in an ensemble the leader's: every committed
+    /// transaction applied.
     pub store: Store,
     pub clients: Vec<Arc<Client>>,
     pub links: Vec<Arc<Link>>,
+    /// The followers, none on one server.
+    pub ensemble: Ensemble,
+    /// Client `i` is connected to server `servers[i]` (0: the leader).
+    pub servers: Vec<u8>,
+    /// Client `i`'s server serves it once it has applied `joined[i]`
+    /// transactions: its session's `createSession`.
+    pub joined: Vec<u64>,
+    /// Client `i`'s session's write or `sync` its server has yet to finish.
+    pub waits: Vec<Option<Wait>>,
 }
 
 impl Net {
@@ -65,6 +101,10 @@ impl Net {
             store: Store::new(config),
             clients: Vec::with_capacity(clients),
             links: Vec::with_capacity(clients),
+            ensemble: Ensemble::default(),
+            servers: vec![0; clients],
+            joined: vec![0; clients],
+            waits: vec![None; clients],
         };
         for _ in 0..clients {
             let session = net.store.open_session();
@@ -72,6 +112,63 @@ impl Net {
             net.links.push(Arc::default());
         }
         net
+    }
+
+    /// The server becomes the leader of `servers` servers whose followers
+    /// hold its tree and sessions as they are now and may fall `lag`
+    /// transactions behind; client `i` is connected to server `i` modulo
+    /// `servers`.
+    pub fn form_ensemble(&mut self, servers: usize, lag: u64) {
+        self.ensemble = Ensemble::new(&self.store, servers, lag);
+        for (client, server) in self.servers.iter_mut().enumerate() {
+            *server = (client % servers.max(1)) as u8;
+        }
+    }
+
+    /// The server client `id` is connected to.
+    pub fn server(&self, id: ClientId) -> ServerId {
+        usize::from(self.servers[id])
+    }
+
+    /// The store of client `id`'s server: the tree its reads see.
+    pub fn server_store(&self, id: ClientId) -> &Store {
+        self.ensemble.store(&self.store, self.server(id))
+    }
+
+    /// Whether client `id`'s server would take its oldest request now: one
+    /// is there, none of its own waits before it, its server knows its
+    /// session, and a write finds no follower too far behind.
+    pub fn can_serve(&self, id: ClientId) -> bool {
+        let link = &self.links[id];
+        let Some(request) = link.up.front() else {
+            return false;
+        };
+        self.waits[id].is_none()
+            && self.knows_session(id)
+            && (!request.op.is_write() || self.ensemble.may_commit())
+    }
+
+    /// Whether client `id`, disconnected, may reconnect to its server: the
+    /// server knows its session and has applied every transaction the
+    /// client has seen (a server behind it refuses it, and the client
+    /// tries again).
+    pub fn can_reconnect(&self, id: ClientId) -> bool {
+        self.knows_session(id) && self.server_store(id).zxid() >= self.clients[id].last_zxid()
+    }
+
+    /// Client `id`'s library turns to the server `offset` on from its own
+    /// (modulo the ensemble's size) for its next connection. A write or
+    /// `sync` of its session that the server it left has not finished
+    /// still holds the session's requests until it has (the model keeps
+    /// one pending request a session: a real new server would not wait).
+    pub fn move_client(&mut self, id: ClientId, offset: usize) {
+        let servers = self.ensemble.servers();
+        self.servers[id] = ((self.server(id) + offset) % servers) as u8;
+    }
+
+    /// Whether client `id`'s server has applied its session's creation.
+    pub fn knows_session(&self, id: ClientId) -> bool {
+        self.ensemble.applied(self.server(id)) >= self.joined[id]
     }
 
     pub fn client(&self, id: ClientId) -> &Client {
@@ -101,25 +198,105 @@ impl Net {
         }
     }
 
-    /// The server serves client `id`'s oldest request, if there is one, and
-    /// answers what it applied.
+    /// The server serves client `id`'s oldest request, if it can
+    /// ([`Net::can_serve`]), and answers what it applied.
     pub fn serve(&mut self, id: ClientId) -> Option<Served> {
-        if self.links[id].up.is_empty() {
+        if !self.can_serve(id) {
             return None;
         }
         let request = self.link_mut(id).up.pop_front()?;
-        let applied = self.store.apply(self.session(id), &request.op);
+        Some(self.handle(id, request))
+    }
+
+    /// Client `id`'s server handles `request`: the leader applies a write
+    /// and commits it, a follower's client waits for its reply until the
+    /// follower has applied it; a read is answered from the client's
+    /// server's tree; a `sync` on a follower waits until the follower has
+    /// applied what the leader had committed. Answers what was applied
+    /// (for a read or a follower's `sync`, as its server answers it).
+    fn handle(&mut self, id: ClientId, request: Request) -> Served {
+        let session = self.session(id);
+        let server = self.server(id);
+        let follower = server > 0;
+        let (applied, wait) = if request.op.is_write() {
+            let applied = self.store.apply(session, &request.op);
+            let index = self.ensemble.commit(Txn::Request {
+                session,
+                op: request.op.clone(),
+            });
+            (applied, index.filter(|_| follower).map(|index| index + 1))
+        } else {
+            let store = self.ensemble.store_mut(&mut self.store, server);
+            let applied = crate::store::journal::unrecorded_if(follower, || {
+                store.apply(session, &request.op)
+            });
+            let until = self.ensemble.committed();
+            let behind =
+                matches!(request.op, Op::Sync { .. }) && self.ensemble.applied(server) < until;
+            (applied, behind.then_some(until))
+        };
         self.route(&applied.notifications);
-        self.link_mut(id).down.push_back(ServerMessage::Reply {
-            xid: request.xid,
-            zxid: applied.zxid,
-            result: applied.result.clone(),
-        });
-        Some(Served {
+        match wait {
+            Some(until) => {
+                self.waits[id] = Some(Wait {
+                    xid: request.xid,
+                    until,
+                    sync: (!request.op.is_write()).then(|| request.op.clone()),
+                    answered: true,
+                    server: server as u8,
+                })
+            }
+            None => self.link_mut(id).down.push_back(ServerMessage::Reply {
+                xid: request.xid,
+                zxid: applied.zxid,
+                result: applied.result.clone(),
+            }),
+        }
+        Served {
             op: request.op,
             result: applied.result,
             notifications: applied.notifications,
-        })
+        }
+    }
+
+    /// Follower `server` applies the next committed transaction, if it is
+    /// behind: it fires the watches its clients keep there, then answers
+    /// the write or `sync` of each of its clients that waited for it.
+    /// Answers the notifications it fired.
+    pub fn apply(&mut self, server: ServerId) -> Option<Vec<Notification>> {
+        let applied = self.ensemble.apply(server)?;
+        self.route(&applied.notifications);
+        for id in 0..self.clients.len() {
+            let Some(wait) = &self.waits[id] else {
+                continue;
+            };
+            if usize::from(wait.server) != server || wait.until > applied.index + 1 {
+                continue;
+            }
+            let wait = wait.clone();
+            let (zxid, result) = match &wait.sync {
+                Some(op) => {
+                    let session = self.session(id);
+                    let store = self.ensemble.store_mut(&mut self.store, server);
+                    let synced = crate::store::journal::unrecorded(|| store.apply(session, op));
+                    (synced.zxid, synced.result)
+                }
+                None => {
+                    let (session, result) = applied.request.clone().expect("a client's write");
+                    debug_assert_eq!(session, self.session(id), "the write of the client waiting");
+                    (applied.zxid, result)
+                }
+            };
+            self.waits[id] = None;
+            if wait.answered {
+                self.link_mut(id).down.push_back(ServerMessage::Reply {
+                    xid: wait.xid,
+                    zxid,
+                    result,
+                });
+            }
+        }
+        Some(applied.notifications)
     }
 
     /// Client `id` reads the next message on its connection; once it has read
@@ -173,24 +350,32 @@ impl Net {
     /// its next [`Net::deliver`]. Answers what the server applied.
     pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Served> {
         let session = self.session(id);
-        let received = applied.min(self.links[id].up.len());
-        let requests: Vec<Request> = self.link_mut(id).up.drain(..received).collect();
-        let mut served = Vec::with_capacity(requests.len());
-        for request in requests {
-            let applied = self.store.apply(session, &request.op);
-            self.route(&applied.notifications);
-            served.push(Served {
-                op: request.op,
-                result: applied.result,
-                notifications: applied.notifications,
-            });
+        let mut served = Vec::new();
+        // A follower holds a session's requests behind its write: those
+        // never reach the point of being applied.
+        while served.len() < applied && self.can_serve_before_a_break(id) {
+            let request = self.link_mut(id).up.pop_front().expect("a request");
+            served.push(self.handle(id, request));
         }
         self.links[id] = Arc::new(Link {
             broken: true,
             ..Link::default()
         });
-        self.store.disconnect(session);
+        if let Some(wait) = &mut self.waits[id] {
+            wait.answered = false;
+        }
+        let server = self.server(id);
+        self.ensemble
+            .store_mut(&mut self.store, server)
+            .disconnect(session);
         served
+    }
+
+    /// [`Net::can_serve`], but for a leader's lag: a request in flight when
+    /// the connection breaks has reached the server already.
+    fn can_serve_before_a_break(&self, id: ClientId) -> bool {
+        let link = &self.links[id];
+        !link.up.is_empty() && self.waits[id].is_none() && self.knows_session(id)
     }
 
     /// [`Net::break_connection`], noticed at once: the client sees
@@ -206,12 +391,21 @@ impl Net {
     /// Disconnected client `id` reaches the server again: SetWatches and the
     /// queued requests if its session lives, `Expired` if it does not.
     pub fn reconnect(&mut self, id: ClientId) -> Vec<Delivery> {
+        let server = self.server(id);
         let client = Arc::make_mut(&mut self.clients[id]);
         assert_eq!(client.state(), ConnState::Disconnected);
-        match self
-            .store
-            .reconnect(client.session(), &client.set_watches())
-        {
+        // The leader tells whether the session lives; the client's server
+        // takes its watches.
+        let alive = self.store.is_alive(client.session());
+        let store = self.ensemble.store_mut(&mut self.store, server);
+        let outcome = match alive {
+            true => crate::store::journal::unrecorded_if(server > 0, || {
+                store.reconnect(client.session(), &client.set_watches())
+            }),
+            false if server > 0 => Err(crate::store::ErrorCode::SessionExpired),
+            false => store.reconnect(client.session(), &client.set_watches()),
+        };
+        match outcome {
             Ok(catch_up) => {
                 let (deliveries, sent) = client.reconnected(catch_up);
                 Arc::make_mut(&mut self.links[id]).up.extend(sent);
@@ -239,7 +433,11 @@ impl Net {
     /// The server expires a session, whichever client had it (a crashed
     /// process's, say). Answers the notifications the expiry fired.
     pub fn expire_session(&mut self, session: SessionId) -> Vec<Notification> {
+        if !self.store.is_alive(session) {
+            return Vec::new();
+        }
         let notifications = self.store.expire(session);
+        self.ensemble.commit(Txn::Expire(session));
         self.route(&notifications);
         notifications
     }
@@ -272,8 +470,13 @@ impl Net {
     /// memory. Whatever was on its old connection is gone.
     pub fn open_session(&mut self, id: ClientId) {
         let session = self.store.open_session();
+        if let Some(index) = self.ensemble.commit(Txn::Open) {
+            self.joined[id] = index + 1;
+        }
         self.clients[id] = Arc::new(Client::new(session));
         self.links[id] = Arc::default();
+        // The old session's request is still applied, for nobody.
+        self.waits[id] = None;
     }
 
     fn client_mut(&mut self, id: ClientId) -> &mut Client {

@@ -229,7 +229,7 @@ fn actor(action: &Action) -> Option<usize> {
         | Action::Resume(client)
         | Action::Timeout(client) => Some(*client),
         Action::Fault(fault) => Some(fault.client),
-        Action::Serve(_) | Action::SessionTimeout(_) => None,
+        Action::Serve(_) | Action::SessionTimeout(_) | Action::Apply(_) => None,
     }
 }
 

@@ -628,6 +628,16 @@ where
             clients: renaming
                 .moved(&net.clients, |client| Some(renaming.client_library(client)))?,
             links: renaming.moved(&net.links, |link| Some(renaming.link(link)))?,
+            // One server's (an ensemble makes no groups: World::classes).
+            ensemble: net.ensemble.clone(),
+            servers: renaming.moved(&net.servers, |server| Some(*server))?,
+            joined: renaming.moved(&net.joined, |joined| Some(*joined))?,
+            waits: renaming.moved(&net.waits, |wait| {
+                Some((wait.as_ref()).map(|wait| crate::net::Wait {
+                    sync: wait.sync.as_ref().map(|op| renaming.op(op)),
+                    ..wait.clone()
+                }))
+            })?,
         },
         processes,
         dead_sessions: (state.dead_sessions.iter())

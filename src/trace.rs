@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 use stateright::{Expectation, Model, Property};
 
 use crate::client::{Request, ServerMessage, Xid};
+use crate::ensemble::Txn;
 use crate::recipe::{ClientId, Log, Observation, Recipe};
 use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
 use crate::world::{Action, Observed, Refusal, Run, Status, World, WorldState};
@@ -582,15 +583,62 @@ pub fn describe<R: Recipe>(
         }
         Action::Serve(c) => {
             let request = before.net.links[c].up.front().expect("served a request");
-            let reply = match after.net.links[c].down.back() {
-                Some(ServerMessage::Reply {
-                    result: r, zxid, ..
-                }) => format!("{} (zxid {zxid})", result(r)),
+            let server = server_name(&before.net, c);
+            let reply = match (&after.net.waits[c], after.net.links[c].down.back()) {
+                (Some(wait), _) => format!(
+                    "{server} answers once it has applied transaction {}",
+                    wait.until - 1
+                ),
+                (
+                    None,
+                    Some(ServerMessage::Reply {
+                        result: r, zxid, ..
+                    }),
+                ) => format!("{} (zxid {zxid})", result(r)),
                 _ => "?".into(),
             };
             format!(
-                "server serves c{c}: {} -> {reply}{}",
+                "{server} serves c{c}: {} -> {reply}{}",
                 op(&request.op),
+                fired(before, after)
+            )
+        }
+        Action::Apply(server) => {
+            let what = match before.net.ensemble.next(server) {
+                Some((
+                    index,
+                    Txn::Request {
+                        session,
+                        op: request,
+                    },
+                )) => {
+                    format!(
+                        "transaction {index}, {} of session {session:#x}",
+                        op(request)
+                    )
+                }
+                Some((index, Txn::Open)) => format!("transaction {index}, createSession"),
+                Some((index, Txn::Expire(session))) => {
+                    format!("transaction {index}, closeSession {session:#x} (expired)")
+                }
+                None => "?".into(),
+            };
+            let answers: String = (0..before.net.clients.len())
+                .filter(|&c| before.net.waits[c].is_some() && after.net.waits[c].is_none())
+                .map(|c| match after.net.links[c].down.back() {
+                    Some(ServerMessage::Reply {
+                        result: r, zxid, ..
+                    }) if before.net.waits[c]
+                        .as_ref()
+                        .is_some_and(|wait| wait.answered) =>
+                    {
+                        format!("; answers c{c}: {} (zxid {zxid})", result(r))
+                    }
+                    _ => format!("; finishes c{c}'s request, whose connection is gone"),
+                })
+                .collect();
+            format!(
+                "server {server} applies {what}{answers}{}",
                 fired(before, after)
             )
         }
@@ -736,5 +784,14 @@ impl TraceFile {
             actions: trace.actions.clone(),
             steps: trace.steps.iter().map(|step| step.text.clone()).collect(),
         }
+    }
+}
+
+/// The server client `c` is connected to, as a trace names it: `server`
+/// on one server, `server 2` in an ensemble (`server 0` is the leader).
+fn server_name(net: &crate::net::Net, c: ClientId) -> String {
+    match net.ensemble.servers() {
+        1 => "server".into(),
+        _ => format!("server {}", net.server(c)),
     }
 }

@@ -364,6 +364,9 @@ pub enum Action {
     /// The timeout of the client's pending call fires ([`Recipe::timeout`]).
     Timeout(ClientId),
     Fault(Fault),
+    /// Follower `server` of an ensemble applies the next transaction the
+    /// leader committed ([`crate::ensemble`]).
+    Apply(usize),
 }
 
 impl Action {
@@ -557,14 +560,24 @@ impl<R: Recipe> World<R> {
     /// How its states hash: its reductions, as far as it allows each.
     pub fn classes(&self) -> Classes {
         let restarts = self.renews || self.budget.total(crate::faults::Kind::Restart) > 0;
-        Classes::of(self.reductions, restarts, self.interchangeable())
+        Classes::of(self.reductions(), restarts, self.interchangeable())
+    }
+
+    /// The reductions a search of this world makes: none on an ensemble
+    /// yet, whose followers' trees, logs and connections neither the
+    /// merged counters, nor renaming, nor the ample sets account for.
+    fn reductions(&self) -> Reductions {
+        match self.store.servers {
+            1 => self.reductions,
+            _ => Reductions::NONE,
+        }
     }
 
     /// Whether a search of this world takes one of the interleavings that
     /// commute ([`crate::partial_order`]): where its reductions say so and
     /// every client's recipe allows it ([`Recipe::observed_through_history`]).
     pub fn reduces_order(&self) -> bool {
-        self.reductions.partial_order && self.recipes.iter().all(Recipe::observed_through_history)
+        self.reductions().partial_order && self.recipes.iter().all(Recipe::observed_through_history)
     }
 
     /// Which clients are interchangeable ([`crate::symmetry`]): those whose
@@ -1016,7 +1029,10 @@ impl<R: Recipe> World<R> {
                     if state.net.can_deliver(client) {
                         emit(Action::Deliver(client))?;
                     }
-                    if library == ConnState::Disconnected && !state.net.links[client].broken {
+                    if library == ConnState::Disconnected
+                        && !state.net.links[client].broken
+                        && state.net.can_reconnect(client)
+                    {
                         emit(Action::Reconnect(client))?;
                     }
                     if renewing {
@@ -1026,8 +1042,13 @@ impl<R: Recipe> World<R> {
                 Status::Paused => emit(Action::Resume(client))?,
                 Status::Crashed => {}
             }
-            if !state.net.links[client].up.is_empty() {
+            if state.net.can_serve(client) {
                 emit(Action::Serve(client))?;
+            }
+        }
+        for server in 1..state.net.ensemble.servers() {
+            if state.net.ensemble.behind(server) > 0 {
+                emit(Action::Apply(server))?;
             }
         }
         for &session in &state.dead_sessions {
@@ -1179,6 +1200,10 @@ impl<R: Recipe> World<R> {
                 self.deliver(&mut next, client, deliveries);
             }
             Action::Resume(client) => next.processes[client].status = Status::Running,
+            Action::Apply(server) => {
+                let fired = next.net.apply(server)?;
+                self.wake(&mut next, &fired);
+            }
             Action::SessionTimeout(session) => {
                 next.dead_sessions.remove(&session);
                 let fired = next.net.expire_session(session);
@@ -1290,6 +1315,9 @@ impl<R: Recipe> Model for World<R> {
             net.store.apply(net.session(0), &create);
         }
         let dead_sessions = self.plant(&mut net);
+        if self.store.servers > 1 {
+            net.form_ensemble(usize::from(self.store.servers), u64::from(self.store.lag));
+        }
         let processes = (0..clients)
             .map(|client| Process {
                 recipe: self.recipe(client).init(Incarnation {
@@ -1369,6 +1397,7 @@ impl<R: Recipe> Model for World<R> {
             Action::Reconnect(c) => format!("c{c} reconnects"),
             Action::Renew(c) => format!("c{c}'s client library opens a new session"),
             Action::Resume(c) => format!("c{c} resumes"),
+            Action::Apply(server) => format!("server {server} applies its next transaction"),
             Action::Timeout(c) => format!("c{c}'s pending call times out"),
             Action::SessionTimeout(session) => {
                 format!("server expires the session {session:#x} that no running client holds")

@@ -543,7 +543,7 @@ fn a_misspelt_key_exits_2_naming_the_file_and_the_key() {
             format!(
                 "zoocheck: {MISSPELT}: `faults.pausee`: unknown field `pausee`, expected one of \
                  `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `abandon`, \
-                 `expire_anytime` (line 12)\n"
+                 `move`, `expire_anytime` (line 12)\n"
             ),
             "{args:?}"
         );
@@ -1954,6 +1954,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         "expire",
         "lose_reply",
         "abandon",
+        "move",
         "expire_anytime",
     ]
     .iter()
@@ -1965,7 +1966,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
             lines[at + 1 + index]
         );
     }
-    at += 10;
+    at += 11;
 
     // Every variant the README's scenario example names is listed, and
     // every fault kind it documents.
@@ -2097,7 +2098,7 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
         recipes[0]["properties"][0]["meaning"],
         "at most one client believes it holds the lock"
     );
-    assert_eq!(json["fault_kinds"].as_array().unwrap().len(), 7);
+    assert_eq!(json["fault_kinds"].as_array().unwrap().len(), 8);
     let scenarios = json["scenarios"].as_array().unwrap();
     assert!(scenarios
         .iter()

@@ -56,7 +56,7 @@ fn a_misspelt_key_is_named_with_the_keys_expected() {
     assert_eq!(
         error_of(&replaced("crash = 1", "crashh = 1")),
         "scenarios/lock/broken.toml: `faults.crashh`: unknown field `crashh`, expected one of \
-         `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `abandon`, `expire_anytime` (line 8)"
+         `crash`, `restart`, `pause`, `disconnect`, `expire`, `lose_reply`, `abandon`, `move`, `expire_anytime` (line 8)"
     );
 }
 
@@ -76,7 +76,7 @@ fn a_missing_key_is_named() {
         error_of(&replaced("variant = \"guid\"\n", "")),
         "scenarios/lock/broken.toml: `variant`: missing; expected `variant` (every client's) or a \
          `variant` in each [[client]], one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin, process_guid, host_guid"
+         careless_cancel, spin, process_guid, host_guid, synced_guid"
     );
 }
 
@@ -121,7 +121,7 @@ fn an_unknown_variant_lists_the_recipes_variants() {
     assert_eq!(
         error_of(&replaced("variant = \"guid\"", "variant = \"uuid\"")),
         "scenarios/lock/broken.toml: `variant`: \"uuid\"; did you mean \"guid\"? expected one of \
-         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin, process_guid, host_guid"
+         guid, no_guid, herd, fenced, try_acquire, trusting, careless_cancel, spin, process_guid, host_guid, synced_guid"
     );
 }
 
@@ -204,6 +204,42 @@ fn store_settings_outside_their_range_are_refused() {
         error_of(&replaced("[expect]", "[store]\nchild_order = \"sorted\"\n\n[expect]")),
         "scenarios/lock/broken.toml: `store.child_order`: \"sorted\"; expected one of hashed, reversed"
     );
+}
+
+#[test]
+fn an_ensemble_needs_servers_in_range_and_a_lag_or_move_needs_an_ensemble() {
+    assert_eq!(
+        error_of(&replaced("[expect]", "[store]\nservers = 9\n\n[expect]")),
+        "scenarios/lock/broken.toml: `store.servers`: 9; expected 1 (one server) to 5 (an ensemble)"
+    );
+    assert_eq!(
+        error_of(&replaced(
+            "[expect]",
+            "[store]\nservers = 3\nlag = 0\n\n[expect]"
+        )),
+        "scenarios/lock/broken.toml: `store.lag`: 0; expected 1 to 8"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]", "[store]\nlag = 2\n\n[expect]")),
+        "scenarios/lock/broken.toml: `store.lag`: 2, on one server; a lag is a follower's, so it needs servers of 2 or more"
+    );
+    assert_eq!(
+        error_of(&replaced("[faults]\n", "[faults]\nmove = 1\n")),
+        "scenarios/lock/broken.toml: `faults.move`: a move, on one server; a connection moves between the servers of an ensemble, so it needs [store] servers of 2 or more"
+    );
+    let aimed = "[[fault]]\nkind = \"move\"\nclient = 0\n\n[expect]";
+    assert_eq!(
+        error_of(&replaced("[expect]", aimed)),
+        "scenarios/lock/broken.toml: `fault[0].kind`: a move, on one server; a connection moves between the servers of an ensemble, so it needs [store] servers of 2 or more"
+    );
+    assert_eq!(
+        error_of(&replaced("clients = 2", "clients = 3").replacen("[expect]", "[store]\nservers = 3\n\n[expect]", 1)),
+        "scenarios/lock/broken.toml: `clients`: an ensemble of 3 servers with 3 clients; an ensemble takes at most 2 clients and no ephemeral starting node until herds across servers are counted"
+    );
+    let ensemble = "[store]\nservers = 3\nlag = 2\n\n[faults]\nmove = 1\n";
+    let file = Path::new("scenarios/lock/ensemble.toml");
+    Scenario::parse(&replaced("[faults]\n", ensemble), file, "lock/ensemble")
+        .expect("an ensemble with a lag and a move");
 }
 
 #[test]
@@ -818,7 +854,7 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
         ))),
         "scenarios/lock/broken.toml: `client[1].variant`: \"guidd\"; did you mean \"guid\"? \
          expected one of guid, no_guid, herd, fenced, try_acquire, trusting, \
-         careless_cancel, spin, process_guid, host_guid"
+         careless_cancel, spin, process_guid, host_guid, synced_guid"
     );
     assert_eq!(
         error_of(&with_clients(
@@ -912,7 +948,7 @@ fn an_aimed_fault_names_its_kind_and_its_target() {
     assert_eq!(
         fault("kind = \"paus\"\nclient = 0"),
         "scenarios/lock/broken.toml: `fault[0].kind`: \"paus\"; did you mean \"pause\"? expected \
-         one of crash, restart, pause, disconnect, expire, lose_reply, abandon"
+         one of crash, restart, pause, disconnect, expire, lose_reply, abandon, move"
     );
     assert_eq!(
         fault("kind = \"pause\"\ntarget = \"leader\""),

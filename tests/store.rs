@@ -409,6 +409,7 @@ fn get_children_order_is_not_sorted_with_reversed_child_order() {
     let mut store = Store::new(StoreConfig {
         sequence_bits: 32,
         child_order: ChildOrder::Reversed,
+        ..StoreConfig::default()
     });
     let s = store.open_session();
     mk(&mut store, s, "/l");
@@ -1115,6 +1116,7 @@ fn sequence_counter_overflows_signed_at_the_configured_width_and_name_order_brea
     let mut store = Store::new(StoreConfig {
         sequence_bits: 3,
         child_order: ChildOrder::Hashed,
+        ..StoreConfig::default()
     });
     let s = store.open_session();
     mk(&mut store, s, "/l");
@@ -1191,6 +1193,7 @@ fn creation_order_unwraps_the_counter_and_follows_czxid() {
     let mut store = Store::new(StoreConfig {
         sequence_bits: 2,
         child_order: ChildOrder::Hashed,
+        ..StoreConfig::default()
     });
     let s = store.open_session();
     mk(&mut store, s, "/l");
@@ -1234,6 +1237,7 @@ fn wrapped_counter_gets_stuck_on_the_first_name_again() {
     let mut store = Store::new(StoreConfig {
         sequence_bits: 2,
         child_order: ChildOrder::Hashed,
+        ..StoreConfig::default()
     });
     let s = store.open_session();
     mk(&mut store, s, "/l");
@@ -2768,6 +2772,7 @@ fn not_returning_children_sorted_or_as_full_paths() {
         let mut store = Store::new(StoreConfig {
             sequence_bits: 32,
             child_order: order,
+            ..StoreConfig::default()
         });
         let s = store.open_session();
         mk(&mut store, s, "/l");

@@ -254,6 +254,15 @@ fn replay_on_server(
     saved: &TraceFile,
     address: &str,
 ) -> Result<ExitCode, UsageError> {
+    if scenario.store.servers > 1 {
+        outln!(
+            "not confirmed: {} runs on an ensemble of {} servers (`store.servers`); `replay --zk` \
+             drives one real server, which cannot read stale",
+            saved.scenario,
+            scenario.store.servers
+        );
+        return Ok(ExitCode::from(1));
+    }
     let bits = scenario.store.sequence_bits;
     if bits != 32 {
         outln!(

@@ -57,8 +57,9 @@
 //! world's (faults, commands, zxid, xids, links, processes), not a
 //! recipe's, and the unit tests and the scenarios without a loop check
 //! it on every step. The cycle search is there for what would break it
-//! (sessions renewed in one process, an ensemble whose followers lag) and
-//! is tested on graphs of its own. The check's search tells states apart
+//! (sessions renewed in one process, say) and is tested on graphs of its
+//! own; an ensemble's followers add to the zxid part (3 below) what they
+//! have applied. The check's search tells states apart
 //! by the 64-bit fingerprints of their classes ([`crate::reduce`]), on
 //! which the rank is constant, so no cycle hides among merged states; this
 //! module's own searches tell the states themselves apart. A recipe that loops
@@ -261,8 +262,9 @@ pub fn note(outcome: &Outcome) -> Option<String> {
 /// 1. the faults spent: only a fault raises them, and nothing lowers them;
 /// 2. the commands the applications have given: only `Invoke` raises them,
 ///    and only a fault (a restart) sets them back;
-/// 3. the server's zxid: every write, failed or not, and every session
-///    expiry take one, and it never goes back;
+/// 3. the server's zxid, plus the transactions an ensemble's followers
+///    have applied: every write, failed or not, and every session expiry
+///    take a zxid, every `Apply` one transaction, and neither goes back;
 /// 4. the xids the client libraries have handed out: every request takes
 ///    one, and only a fault (a restart's new client) starts again from 1;
 /// 5. the work still pending, which every other step lowers: a request
@@ -271,8 +273,8 @@ pub fn note(outcome: &Outcome) -> Option<String> {
 ///    each message on its way to a client 1 (reading it: 0), a broken
 ///    connection its client has not noticed 2 (noticing it leaves a
 ///    disconnected client: 1), a disconnected client 1 (reconnecting: 0), a
-///    paused process 1 and a dead process's session the server has not
-///    expired 1. A step that lowers nothing here sends a request (4),
+///    paused process 1, a dead process's session the server has not
+///    expired 1, and a write or `sync` a follower has yet to finish 1. A step that lowers nothing here sends a request (4),
 ///    writes (3) or gives a command (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rank(pub [u64; 5]);
@@ -299,7 +301,12 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
         1 => (state.processes.iter())
             .map(|process| u64::from(process.commands_given))
             .sum(),
-        2 => u64::try_from(net.store.zxid()).unwrap_or(0),
+        2 => {
+            let applied: u64 = (1..net.ensemble.servers())
+                .map(|server| net.ensemble.applied(server))
+                .sum();
+            u64::try_from(net.store.zxid()).unwrap_or(0) + applied
+        }
         3 => (net.clients.iter())
             .map(|client| u64::from(client.next_xid()))
             .sum(),
@@ -312,6 +319,7 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
                     + 2 * u64::from(link.broken)
                     + u64::from(client.state() == ConnState::Disconnected);
             }
+            pending += net.waits.iter().filter(|wait| wait.is_some()).count() as u64;
             pending += (state.processes.iter())
                 .map(|process| {
                     u64::from(process.status == Status::Paused) + u64::from(process.timer)
@@ -671,7 +679,7 @@ fn actor(action: &Action) -> Option<ClientId> {
         | Action::Renew(c)
         | Action::Resume(c)
         | Action::Timeout(c) => Some(*c),
-        Action::SessionTimeout(_) => None,
+        Action::SessionTimeout(_) | Action::Apply(_) => None,
         Action::Fault(fault) => Some(fault.client),
     }
 }

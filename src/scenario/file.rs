@@ -96,6 +96,8 @@ fn one() -> u8 {
 struct StoreSection {
     sequence_bits: Option<u32>,
     child_order: Option<String>,
+    servers: Option<i64>,
+    lag: Option<i64>,
     node: Vec<NodeSection>,
 }
 
@@ -162,6 +164,20 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
     let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
+    if store.servers == 1 && budget.total(Kind::Move) > 0 {
+        let aimed = budget
+            .aimed
+            .iter()
+            .position(|aimed| aimed.kind == Kind::Move);
+        let key = match (budget.any[Kind::Move as usize], aimed) {
+            (0, Some(index)) => format!("fault[{index}].kind"),
+            _ => "faults.move".to_string(),
+        };
+        return Err(errors.at(
+            &key,
+            "a move, on one server; a connection moves between the servers of an ensemble, so it needs [store] servers of 2 or more".to_string(),
+        ));
+    }
     let renews = renews(&raw.session, &errors)?;
     if renews && !recipe.renews() {
         let renewing: Vec<&str> = (catalogue::CATALOGUE.iter())
@@ -178,6 +194,25 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         ));
     }
     let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
+    // One deletion fires each server's watches when that server applies
+    // it, in steps of their own; until the herd property counts the
+    // waiters it wakes across servers, an ensemble has no more than two
+    // clients and no node of a dead session to delete, where no deletion
+    // can wake two waiters.
+    if store.servers > 1 && (clients > 2 || tree.iter().any(|node| node.ephemeral)) {
+        let key = match clients > 2 {
+            true => "clients",
+            false => "store.node",
+        };
+        return Err(errors.at(
+            key,
+            format!(
+                "an ensemble of {} servers with {clients} clients{}; an ensemble takes at most 2 clients and no ephemeral starting node until herds across servers are counted",
+                store.servers,
+                match clients > 2 { true => "", false => " and an ephemeral starting node" }
+            ),
+        ));
+    }
     let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
         .map_err(|(key, message)| errors.at(key, message))?;
     let expect = expect(&raw.expect, recipe, &errors)?;
@@ -612,8 +647,37 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
             }
         };
     }
+    if let Some(servers) = section.servers {
+        if !(1..=SERVERS_MAX).contains(&servers) {
+            return Err(errors.at(
+                "store.servers",
+                format!("{servers}; expected 1 (one server) to {SERVERS_MAX} (an ensemble)"),
+            ));
+        }
+        store.servers = servers as u8;
+    }
+    if let Some(lag) = section.lag {
+        if store.servers == 1 {
+            return Err(errors.at(
+                "store.lag",
+                format!(
+                    "{lag}, on one server; a lag is a follower's, so it needs servers of 2 or more"
+                ),
+            ));
+        }
+        if !(1..=LAG_MAX).contains(&lag) {
+            return Err(errors.at("store.lag", format!("{lag}; expected 1 to {LAG_MAX}")));
+        }
+        store.lag = lag as u8;
+    }
     Ok(store)
 }
+
+/// The most servers an ensemble may have.
+const SERVERS_MAX: i64 = 5;
+
+/// The most transactions a follower may fall behind.
+const LAG_MAX: i64 = 8;
 
 /// The starting tree: each node's parent is the root, the recipe's
 /// directory or a node before it and not ephemeral; a node that already

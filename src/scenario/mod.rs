@@ -29,6 +29,9 @@
 //! [store]               # optional server settings
 //! sequence_bits = 32
 //! child_order = "hashed"   # or "reversed"
+//! servers = 1           # above 1 an ensemble (`crate::ensemble`), with
+//! lag = 1               # followers at most this far behind a write's commit;
+//!                       # the `move` fault then moves a connection
 //! [[store.node]]        # the tree before the clients start
 //! path = "/lock/c9-lock-0000000000"
 //! ephemeral = true      # of a process that died before they started
@@ -341,6 +344,13 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
         faults.join(", ")
     };
     let _ = writeln!(out, "faults: {faults}");
+    if scenario.store.servers > 1 {
+        let _ = writeln!(
+            out,
+            "ensemble: {} servers, client i on server i mod {}, a follower at most {} behind when a write commits",
+            scenario.store.servers, scenario.store.servers, scenario.store.lag
+        );
+    }
     if scenario.renews {
         let _ = writeln!(out, "session: renewed on expiry");
     }

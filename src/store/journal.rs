@@ -68,3 +68,20 @@ pub(super) fn note(entry: impl FnOnce() -> Entry) {
         }
     });
 }
+
+/// Runs `run` with no [`record`] running: a follower's copy of a
+/// transaction the leader already wrote down ([`crate::ensemble`]).
+pub(crate) fn unrecorded<T>(run: impl FnOnce() -> T) -> T {
+    let outer = JOURNAL.with(|journal| journal.borrow_mut().take());
+    let value = run();
+    JOURNAL.with(|journal| *journal.borrow_mut() = outer);
+    value
+}
+
+/// [`unrecorded`] if `quiet`, else `run` as it is.
+pub(crate) fn unrecorded_if<T>(quiet: bool, run: impl FnOnce() -> T) -> T {
+    match quiet {
+        true => unrecorded(run),
+        false => run(),
+    }
+}

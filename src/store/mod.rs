@@ -39,6 +39,12 @@ pub struct StoreConfig {
     pub sequence_bits: u32,
     /// The order `getChildren` answers in.
     pub child_order: ChildOrder,
+    /// Servers in the ensemble: 1, a standalone server, or a leader and
+    /// `servers - 1` followers ([`crate::ensemble`]).
+    pub servers: u8,
+    /// The most transactions a follower may be behind when the leader
+    /// commits a client's write.
+    pub lag: u8,
 }
 
 impl Default for StoreConfig {
@@ -46,6 +52,8 @@ impl Default for StoreConfig {
         StoreConfig {
             sequence_bits: 32,
             child_order: ChildOrder::Hashed,
+            servers: 1,
+            lag: 1,
         }
     }
 }

@@ -1,0 +1,183 @@
+//! An ensemble: a leader that orders every write, and followers that apply
+//! what it committed in zxid order, each at its own pace.
+//!
+//! The [`crate::net::Net`]'s store is the leader's: every committed
+//! transaction is applied there when it commits, and a client connected to
+//! the leader sees one server, as on a standalone server. Each follower is
+//! a [`Store`] of its own (tree, sessions, and the watches of the clients
+//! connected to it) that has applied a prefix of the committed
+//! transactions; [`Ensemble::apply`] applies the next one. Applying the
+//! same requests in the same order to the same tree gives the same tree
+//! and the same results (the store is a pure value), so a follower that has
+//! applied `n` transactions holds the leader's tree as it was after `n`.
+//!
+//! What the rules come from is in `docs/zookeeper-semantics.md`
+//! ("An ensemble"). On one server ([`Ensemble::default`]) nothing here
+//! exists and nothing changes.
+
+use std::collections::VecDeque;
+
+use crate::store::{Notification, Op, SessionId, Store};
+
+/// Which server: 0 is the leader, `1..` the followers.
+pub type ServerId = usize;
+
+/// A committed transaction, as a follower applies it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Txn {
+    /// A client's write (a failed one too: it is ordered and applied as
+    /// an error, changing nothing a follower keeps but its zxid).
+    Request { session: SessionId, op: Op },
+    /// `createSession`: a renewed or restarted client's new session.
+    Open,
+    /// `closeSession` for an expired session: its ephemerals go.
+    Expire(SessionId),
+}
+
+/// One follower: its copy of the tree and how many of the committed
+/// transactions it has applied.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Follower {
+    pub store: Store,
+    pub applied: u64,
+}
+
+/// The followers, and the committed transactions one of them has still to
+/// apply.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ensemble {
+    /// Server `k`'s at `k - 1`.
+    followers: Vec<Follower>,
+    /// Transactions committed and not yet applied by every follower,
+    /// oldest first.
+    log: VecDeque<Txn>,
+    /// How many transactions were committed before `log`'s first.
+    base: u64,
+    /// The most transactions a follower may be behind when the leader
+    /// commits a client's write.
+    lag: u64,
+}
+
+/// What a follower did when it applied a transaction.
+pub struct Applied {
+    /// The transaction's number (the first committed is 0).
+    pub index: u64,
+    /// The session whose request it was, and the result its server answers.
+    pub request: Option<(SessionId, crate::store::OpResult)>,
+    /// The follower's zxid after it.
+    pub zxid: crate::store::Zxid,
+    /// The follower's watches it fired.
+    pub notifications: Vec<Notification>,
+}
+
+impl Ensemble {
+    /// `servers - 1` followers, each with a copy of `leader` (the tree and
+    /// sessions before anything happens), that may fall `lag` transactions
+    /// behind.
+    pub fn new(leader: &Store, servers: usize, lag: u64) -> Ensemble {
+        let follower = Follower {
+            store: leader.clone(),
+            applied: 0,
+        };
+        Ensemble {
+            followers: vec![follower; servers.saturating_sub(1)],
+            log: VecDeque::new(),
+            base: 0,
+            lag,
+        }
+    }
+
+    /// How many servers: the leader and the followers.
+    pub fn servers(&self) -> usize {
+        self.followers.len() + 1
+    }
+
+    /// How many transactions the leader has committed.
+    pub fn committed(&self) -> u64 {
+        self.base + self.log.len() as u64
+    }
+
+    /// How many transactions server `server` has applied.
+    pub fn applied(&self, server: ServerId) -> u64 {
+        match server {
+            0 => self.committed(),
+            _ => self.followers[server - 1].applied,
+        }
+    }
+
+    /// How many committed transactions server `server` has still to apply.
+    pub fn behind(&self, server: ServerId) -> u64 {
+        self.committed() - self.applied(server)
+    }
+
+    /// Whether the leader may commit a client's write: no follower is
+    /// `lag` transactions behind.
+    pub fn may_commit(&self) -> bool {
+        (1..self.servers()).all(|server| self.behind(server) < self.lag)
+    }
+
+    /// Server `server`'s store, `leader` for the leader.
+    pub fn store<'a>(&'a self, leader: &'a Store, server: ServerId) -> &'a Store {
+        match server {
+            0 => leader,
+            _ => &self.followers[server - 1].store,
+        }
+    }
+
+    /// Server `server`'s store, to serve a read or (re)connect a client.
+    pub fn store_mut<'a>(&'a mut self, leader: &'a mut Store, server: ServerId) -> &'a mut Store {
+        match server {
+            0 => leader,
+            _ => &mut self.followers[server - 1].store,
+        }
+    }
+
+    /// The leader committed `txn` (and applied it): answers its number,
+    /// none on one server, which keeps nothing.
+    pub fn commit(&mut self, txn: Txn) -> Option<u64> {
+        if self.followers.is_empty() {
+            return None;
+        }
+        self.log.push_back(txn);
+        Some(self.committed() - 1)
+    }
+
+    /// The next transaction follower `server` applies, and its number.
+    pub fn next(&self, server: ServerId) -> Option<(u64, &Txn)> {
+        let applied = self.followers.get(server.checked_sub(1)?)?.applied;
+        let txn = self.log.get(usize::try_from(applied - self.base).ok()?)?;
+        Some((applied, txn))
+    }
+
+    /// Follower `server` applies the next transaction, if it is behind.
+    pub fn apply(&mut self, server: ServerId) -> Option<Applied> {
+        let follower = &mut self.followers[server.checked_sub(1)?];
+        let index = follower.applied;
+        let txn = self.log.get(usize::try_from(index - self.base).ok()?)?;
+        let store = &mut follower.store;
+        let (request, notifications) = crate::store::journal::unrecorded(|| match txn {
+            Txn::Request { session, op } => {
+                let applied = store.apply(*session, op);
+                (Some((*session, applied.result)), applied.notifications)
+            }
+            Txn::Open => {
+                store.open_session();
+                (None, Vec::new())
+            }
+            Txn::Expire(session) => (None, store.expire(*session)),
+        });
+        follower.applied += 1;
+        let zxid = follower.store.zxid();
+        let oldest = self.followers.iter().map(|f| f.applied).min();
+        while oldest.is_some_and(|oldest| self.base < oldest) {
+            self.log.pop_front();
+            self.base += 1;
+        }
+        Some(Applied {
+            index,
+            request,
+            zxid,
+            notifications,
+        })
+    }
+}

@@ -1,0 +1,316 @@
+//! One test per rule of `docs/zookeeper-semantics.md` section 8 (an
+//! ensemble), through the client library and the net
+//! (`zoocheck::net::Net`, `zoocheck::ensemble`): a follower reads from what
+//! it has applied, answers its client's writes and `sync` once it has
+//! applied them, holds a session's requests behind its write, fires its
+//! own clients' watches when it applies the change, removes an expired
+//! session's ephemerals when it applies the expiry, and refuses a client
+//! that has seen more than it has applied.
+
+use zoocheck::client::*;
+use zoocheck::net::Net;
+use zoocheck::store::*;
+
+use CreateMode::{Ephemeral, Persistent};
+
+/// On the leader.
+const A: usize = 0;
+/// On follower 1.
+const B: usize = 1;
+
+fn p(path: &str) -> Path {
+    Path::new(path)
+}
+
+/// Two clients of a 3-server ensemble whose followers may fall `lag`
+/// transactions behind: A on the leader, B on follower 1.
+fn ensemble(lag: u64) -> Net {
+    let mut net = Net::new(StoreConfig::default(), 2);
+    net.form_ensemble(3, lag);
+    assert_eq!((net.server(A), net.server(B)), (0, 1));
+    net
+}
+
+fn create(path: &str, mode: CreateMode) -> Op {
+    Op::Create {
+        path: p(path),
+        data: None,
+        mode,
+    }
+}
+
+fn exists(path: &str, watch: bool) -> Op {
+    Op::Exists {
+        path: p(path),
+        watch,
+    }
+}
+
+/// Client `id` sends `op` and its server serves it.
+fn serve(net: &mut Net, id: usize, op: Op) {
+    net.submit(id, op);
+    assert!(net.serve(id).is_some(), "c{id}'s request is served");
+}
+
+/// Everything on client `id`'s link, read: `W:<kind>:<path>`, `S:<event>`,
+/// `exists`, `none`, `OK` or an error's name.
+fn read(net: &mut Net, id: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    while net.can_deliver(id) {
+        for delivery in net.deliver(id) {
+            out.push(match delivery {
+                Delivery::Watch(event) => format!("W:{:?}:{}", event.kind, event.path.as_str()),
+                Delivery::Session(event) => format!("S:{event:?}"),
+                Delivery::Reply { result, .. } => match result {
+                    Ok(Response::Exists(Some(_))) => "exists".into(),
+                    Ok(Response::Exists(None)) => "none".into(),
+                    Ok(Response::Synced { .. }) => "synced".into(),
+                    Ok(_) => "OK".into(),
+                    Err(code) => code.name().into(),
+                },
+            });
+        }
+    }
+    out
+}
+
+#[test]
+fn a_follower_answers_reads_from_what_it_has_applied() {
+    let mut net = ensemble(2);
+    serve(&mut net, A, create("/x", Persistent));
+    assert_eq!(read(&mut net, A), ["OK"]);
+    // Committed and applied at the leader; follower 1 has not applied it.
+    serve(&mut net, B, exists("/x", false));
+    assert_eq!(read(&mut net, B), ["none"], "a stale read");
+    assert_eq!(net.ensemble.behind(1), 1);
+    assert!(net.apply(1).is_some());
+    serve(&mut net, B, exists("/x", false));
+    assert_eq!(read(&mut net, B), ["exists"]);
+    assert!(net.apply(1).is_none(), "nothing left to apply");
+}
+
+#[test]
+fn a_write_is_answered_once_the_clients_server_applied_it_and_its_next_request_waits() {
+    let mut net = ensemble(2);
+    net.submit(B, create("/y", Persistent));
+    net.submit(B, exists("/y", false));
+    assert!(net.serve(B).is_some());
+    // The leader has it; B's follower has not, so B hears nothing yet and
+    // its read waits behind its write, as the server queues a session's
+    // requests.
+    assert!(net.store.exists(&p("/y")));
+    assert_eq!(read(&mut net, B), Vec::<String>::new());
+    assert!(!net.can_serve(B));
+    assert!(net.serve(B).is_none());
+    // Another session's read on the leader sees it at once.
+    serve(&mut net, A, exists("/y", false));
+    assert_eq!(read(&mut net, A), ["exists"]);
+    net.apply(1);
+    assert!(net.can_serve(B));
+    serve(&mut net, B, exists("/y", false));
+    assert_eq!(read(&mut net, B), ["OK", "exists"]);
+}
+
+#[test]
+fn sync_waits_until_the_follower_applied_what_the_leader_had_committed() {
+    let mut net = ensemble(3);
+    serve(&mut net, A, create("/a", Persistent));
+    serve(&mut net, A, create("/b", Persistent));
+    serve(&mut net, B, Op::Sync { path: p("/") });
+    assert_eq!(read(&mut net, B), Vec::<String>::new());
+    // Committed after the sync reached the leader: not waited for.
+    serve(&mut net, A, create("/c", Persistent));
+    net.apply(1);
+    assert_eq!(read(&mut net, B), Vec::<String>::new());
+    net.apply(1);
+    assert_eq!(read(&mut net, B), ["synced"]);
+    serve(&mut net, B, exists("/b", false));
+    serve(&mut net, B, exists("/c", false));
+    assert_eq!(read(&mut net, B), ["exists", "none"]);
+    // A follower that has applied everything answers a sync at once.
+    net.apply(1);
+    serve(&mut net, B, Op::Sync { path: p("/") });
+    assert_eq!(read(&mut net, B), ["synced"]);
+}
+
+#[test]
+fn a_followers_watch_fires_when_that_follower_applies_the_change() {
+    let mut net = ensemble(2);
+    serve(&mut net, B, exists("/w", true));
+    assert_eq!(read(&mut net, B), ["none"]);
+    serve(&mut net, A, create("/w", Persistent));
+    assert_eq!(read(&mut net, B), Vec::<String>::new(), "not at commit");
+    net.apply(2);
+    assert_eq!(
+        read(&mut net, B),
+        Vec::<String>::new(),
+        "not at another follower"
+    );
+    let fired = net.apply(1).expect("follower 1 applies the create");
+    assert_eq!(fired.len(), 1);
+    assert_eq!(read(&mut net, B), ["W:NodeCreated:/w"]);
+}
+
+#[test]
+fn an_expiry_removes_the_ephemerals_at_each_follower_when_it_applies_it() {
+    let mut net = ensemble(2);
+    serve(&mut net, A, create("/e", Ephemeral));
+    net.apply(1);
+    net.apply(2);
+    serve(&mut net, B, exists("/e", true));
+    assert_eq!(read(&mut net, B), ["exists"]);
+    net.expire_session(net.session(A));
+    assert!(!net.store.exists(&p("/e")));
+    assert!(net.server_store(B).exists(&p("/e")));
+    assert_eq!(read(&mut net, B), Vec::<String>::new());
+    net.apply(1);
+    assert!(!net.server_store(B).exists(&p("/e")));
+    assert_eq!(read(&mut net, B), ["W:NodeDeleted:/e"]);
+}
+
+#[test]
+fn a_server_behind_what_the_client_has_seen_refuses_it_until_it_catches_up() {
+    let mut net = ensemble(2);
+    serve(&mut net, A, create("/z", Persistent));
+    assert_eq!(read(&mut net, A), ["OK"]);
+    net.disconnect(A, 0);
+    assert!(net.can_reconnect(A), "the leader has seen all A has");
+    net.move_client(A, 2);
+    assert_eq!(net.server(A), 2);
+    assert!(!net.can_reconnect(A), "follower 2 has not applied /z");
+    net.apply(2);
+    assert!(net.can_reconnect(A));
+    assert_eq!(read(&mut net, A), Vec::<String>::new());
+    let reconnected: Vec<String> = net
+        .reconnect(A)
+        .iter()
+        .map(|delivery| format!("{delivery:?}"))
+        .collect();
+    assert_eq!(reconnected.len(), 1, "{reconnected:?}");
+    assert!(reconnected[0].contains("SyncConnected"), "{reconnected:?}");
+    serve(&mut net, A, exists("/z", false));
+    assert_eq!(read(&mut net, A), ["exists"]);
+}
+
+#[test]
+fn the_leader_commits_no_write_while_a_follower_is_as_far_behind_as_the_lag() {
+    let mut net = ensemble(1);
+    serve(&mut net, A, create("/1", Persistent));
+    net.submit(A, create("/2", Persistent));
+    assert!(!net.can_serve(A), "both followers are 1 behind");
+    net.apply(1);
+    assert!(!net.can_serve(A), "follower 2 still is");
+    net.apply(2);
+    assert!(net.can_serve(A));
+    // A read is never held by the lag.
+    let mut net = ensemble(1);
+    serve(&mut net, A, create("/1", Persistent));
+    serve(&mut net, A, exists("/1", false));
+    assert_eq!(read(&mut net, A), ["OK", "exists"]);
+}
+
+#[test]
+fn a_lost_reply_keeps_the_sessions_next_requests_behind_its_write_on_the_same_server() {
+    let mut net = ensemble(2);
+    net.submit(B, create("/mine", Ephemeral));
+    // The server takes the create, and the connection breaks before the
+    // reply: B reconnects to the same follower, whose queue for B's
+    // session still holds the create.
+    net.break_connection(B, 1);
+    assert_eq!(
+        read(&mut net, B),
+        ["CONNECTIONLOSS", "S:Disconnected"].map(String::from)
+    );
+    net.reconnect(B);
+    serve_waits(&mut net, B, exists("/mine", false));
+    net.apply(1);
+    assert_eq!(
+        read(&mut net, B),
+        Vec::<String>::new(),
+        "the create's reply is lost"
+    );
+    assert!(net.serve(B).is_some());
+    assert_eq!(read(&mut net, B), ["exists"]);
+}
+
+/// Client `id` sends `op`, which its server holds behind the session's write.
+fn serve_waits(net: &mut Net, id: usize, op: Op) {
+    net.submit(id, op);
+    assert!(!net.can_serve(id));
+    assert!(net.serve(id).is_none());
+}
+
+#[test]
+fn a_client_that_moves_away_from_its_pending_write_waits_for_it_at_the_new_server() {
+    let mut net = ensemble(2);
+    net.submit(B, create("/p", Persistent));
+    net.break_connection(B, 1);
+    read(&mut net, B);
+    net.move_client(B, 1);
+    assert_eq!(net.server(B), 2);
+    // Follower 2 has not applied the create either: it does not refuse B,
+    // which never saw the create's zxid.
+    assert!(net.can_reconnect(B));
+    net.reconnect(B);
+    net.submit(B, exists("/p", false));
+    assert!(
+        !net.can_serve(B),
+        "the session's write at follower 1 is unfinished"
+    );
+    net.apply(2);
+    assert!(!net.can_serve(B));
+    net.apply(1);
+    assert_eq!(
+        read(&mut net, B),
+        Vec::<String>::new(),
+        "its reply went with the connection"
+    );
+    assert!(net.serve(B).is_some());
+    assert_eq!(read(&mut net, B), ["exists"]);
+}
+
+#[test]
+fn a_new_session_is_served_once_its_follower_applied_its_creation() {
+    let mut net = ensemble(2);
+    net.open_session(B);
+    net.submit(B, exists("/", false));
+    assert!(!net.knows_session(B));
+    assert!(!net.can_serve(B));
+    net.apply(1);
+    assert!(net.can_serve(B));
+    assert!(net.serve(B).is_some());
+    assert_eq!(read(&mut net, B), ["exists"]);
+}
+
+#[test]
+fn a_client_reconnecting_to_a_follower_behind_its_expiry_hears_expired() {
+    let mut net = ensemble(2);
+    net.disconnect(B, 0);
+    net.expire_session(net.session(B));
+    assert!(
+        net.server_store(B).is_alive(net.session(B)),
+        "follower 1 has not applied it"
+    );
+    let heard: Vec<String> = (net.reconnect(B).iter())
+        .map(|delivery| format!("{delivery:?}"))
+        .collect();
+    assert!(
+        heard.iter().any(|event| event.contains("Expired")),
+        "{heard:?}"
+    );
+}
+
+#[test]
+fn one_server_serves_whatever_is_in_flight_and_keeps_no_log() {
+    let mut net = Net::new(StoreConfig::default(), 2);
+    net.submit(A, create("/one", Persistent));
+    net.submit(A, exists("/one", false));
+    assert!(net.can_serve(A));
+    assert!(net.serve(A).is_some());
+    assert!(net.can_serve(A), "nothing waits on one server");
+    assert!(net.serve(A).is_some());
+    assert_eq!(read(&mut net, A), ["OK", "exists"]);
+    assert_eq!(net.ensemble.servers(), 1);
+    assert_eq!(net.ensemble.committed(), 0, "one server logs nothing");
+    assert!(net.waits.iter().all(Option::is_none));
+}
