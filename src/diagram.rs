@@ -207,8 +207,11 @@ impl Diagram {
                     over: store,
                     lines,
                 });
-                if let Some(ServerMessage::Reply { result: r, .. }) = after.net.links[c].down.back()
-                {
+                // A follower's client waiting for its write or sync hears
+                // nothing yet ([`Action::Apply`] draws the reply).
+                let answered = after.net.waits[c].is_none();
+                let reply = after.net.links[c].down.back().filter(|_| answered);
+                if let Some(ServerMessage::Reply { result: r, .. }) = reply {
                     self.items.push(Item::Arrow(Arrow {
                         step,
                         from: store,

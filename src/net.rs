@@ -21,9 +21,10 @@
 //!   transaction ([`crate::ensemble`]), firing its clients' watches and
 //!   answering the write or `sync` its client waits on.
 //!
-//! In an ensemble a client is connected to one server for good: it reads
-//! that server's tree, keeps its watches there, and has its writes and
-//! `sync` answered once that server has applied them.
+//! In an ensemble a client is connected to one server at a time (the
+//! `move` fault sends its next connection to another): it reads that
+//! server's tree, keeps its watches there, and has its writes and `sync`
+//! answered once that server has applied them.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -321,7 +322,8 @@ impl Net {
     }
 
     /// Serves and delivers everything in flight until nothing moves, clients in
-    /// index order. Returns each client's deliveries.
+    /// index order. Returns each client's deliveries. An ensemble's
+    /// followers apply nothing here ([`Net::apply`]).
     pub fn settle(&mut self) -> Vec<Vec<Delivery>> {
         let mut deliveries = vec![Vec::new(); self.clients.len()];
         loop {
@@ -351,8 +353,10 @@ impl Net {
     pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Served> {
         let session = self.session(id);
         let mut served = Vec::new();
-        // A follower holds a session's requests behind its write: those
-        // never reach the point of being applied.
+        // The model holds a session's requests behind its write or `sync`
+        // a follower has not finished (one pending a session, where a real
+        // follower would forward later writes at once): they are not
+        // applied here.
         while served.len() < applied && self.can_serve_before_a_break(id) {
             let request = self.link_mut(id).up.pop_front().expect("a request");
             served.push(self.handle(id, request));
