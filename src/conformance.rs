@@ -192,6 +192,7 @@ pub struct Seen {
 }
 
 /// Turns run-specific values into comparable ones.
+#[derive(Clone)]
 pub struct Normalizer {
     pub root: String,
     pub base_zxid: i64,
@@ -246,6 +247,31 @@ impl Normalizer {
 // The simulated side.
 // ---------------------------------------------------------------------------
 
+/// `net`, its sessions open, after session 0 created `root`; and the
+/// normaliser whose base is the root's zxid.
+fn start(mut net: Net, root: &str) -> (Net, Normalizer) {
+    let mut owners = BTreeMap::new();
+    for slot in 0..SESSIONS {
+        owners.insert(net.session(slot), format!("{slot}.0"));
+    }
+    net.submit(
+        0,
+        Op::Create {
+            path: Path::new(root),
+            data: data(b""),
+            mode: CreateMode::Persistent,
+        },
+    );
+    net.settle();
+    let base_zxid = net.store.zxid();
+    let norm = Normalizer {
+        root: root.into(),
+        base_zxid,
+        owners,
+    };
+    (net, norm)
+}
+
 /// A sequence running on the simulated store.
 pub struct SimRun {
     net: Net,
@@ -262,28 +288,10 @@ impl SimRun {
 
     /// Opens the sessions, then creates the root: the root's zxid is the base.
     pub fn new(root: &str) -> SimRun {
-        let mut net = Net::new(StoreConfig::default(), SESSIONS);
-        let mut owners = BTreeMap::new();
-        for slot in 0..SESSIONS {
-            owners.insert(net.session(slot), format!("{slot}.0"));
-        }
-        net.submit(
-            0,
-            Op::Create {
-                path: Path::new(root),
-                data: data(b""),
-                mode: CreateMode::Persistent,
-            },
-        );
-        net.settle();
-        let base_zxid = net.store.zxid();
+        let (net, norm) = start(Net::new(StoreConfig::default(), SESSIONS), root);
         SimRun {
             net,
-            norm: Normalizer {
-                root: root.into(),
-                base_zxid,
-                owners,
-            },
+            norm,
             generation: [0; SESSIONS],
         }
     }
@@ -336,7 +344,7 @@ impl SimRun {
                         _ => None,
                     })
                     .expect("a request ends with a reply");
-                self.reply(&result)
+                self.norm.reply(&result)
             }
         };
         let events = deliveries
@@ -354,9 +362,12 @@ impl SimRun {
             .collect();
         Seen { reply, events }
     }
+}
 
-    fn reply(&self, result: &OpResult) -> SeenReply {
-        let norm = &self.norm;
+impl Normalizer {
+    /// A request's result as its session saw it.
+    pub fn reply(&self, result: &OpResult) -> SeenReply {
+        let norm = self;
         match result {
             Err(code) => SeenReply::Error(code.name()),
             Ok(Response::Created { path, stat }) => {
@@ -392,6 +403,226 @@ impl SimRun {
             }
             Ok(Response::Closed) => SeenReply::Closed,
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The simulated ensemble: trace validation.
+// ---------------------------------------------------------------------------
+
+/// Servers of the simulated ensemble; session slot `i` is connected to
+/// server `i` (0 is the leader).
+pub const ENSEMBLE_SERVERS: usize = SESSIONS;
+
+/// How far behind the simulated followers may fall. A real follower's lag
+/// has no bound the model could know, so the bound is far above what a
+/// sequence commits.
+const ENSEMBLE_LAG: u64 = 1 << 20;
+
+/// A sequence on a simulated ensemble, checked against what a real one
+/// showed (trace validation). A real follower applies the leader's
+/// commits at a pace nobody chooses, so the model keeps every state it can
+/// be in after some schedule of follower applies that explains every
+/// observation so far: [`EnsembleRun::explain`] narrows them step by step.
+///
+/// An observation is the acting session's reply, and the watch events each
+/// open session had received when a read on its own connection came back
+/// after that reply (a session with no watch set, which can receive none,
+/// is not asked). The read's answer follows every event its server sent
+/// before it on the same connection, so a session's events are exactly
+/// those its server fired up to some moment after the reply; the model
+/// chooses that moment by the applies it makes first.
+#[derive(Clone)]
+pub struct EnsembleRun {
+    candidates: Vec<Net>,
+    norm: Normalizer,
+    generation: [usize; SESSIONS],
+    /// The most candidates held after a step.
+    pub widest: usize,
+}
+
+/// What the model allowed at the first observation it could not explain.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Unexplained {
+    /// The replies the acting session could have had.
+    pub replies: Vec<SeenReply>,
+    /// The first session whose events matched in no candidate, with the
+    /// event sets it could have had (empty when no reply matched).
+    pub events: Option<(usize, BTreeSet<BTreeSet<String>>)>,
+}
+
+impl Unexplained {
+    fn allow(&mut self, reply: SeenReply) {
+        if !self.replies.contains(&reply) {
+            self.replies.push(reply);
+        }
+    }
+}
+
+/// One state of a step's search: the simulated ensemble, how far the step
+/// has come (0: the acting session awaits its reply; `1 + j`: sessions
+/// before `j` have been read), and the events each session received in
+/// this step.
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Searching {
+    net: Net,
+    phase: usize,
+    heard: Vec<BTreeSet<String>>,
+}
+
+impl EnsembleRun {
+    /// Opens the sessions (known to every server), then has session 0, on
+    /// the leader, create the root: the root's zxid is the base.
+    pub fn new(root: &str) -> EnsembleRun {
+        let mut net = Net::new(StoreConfig::default(), SESSIONS);
+        net.form_ensemble(ENSEMBLE_SERVERS, ENSEMBLE_LAG);
+        let (net, norm) = start(net, root);
+        EnsembleRun {
+            candidates: vec![net],
+            norm,
+            generation: [0; SESSIONS],
+            widest: 1,
+        }
+    }
+
+    /// How many states of the ensemble explain everything seen so far.
+    pub fn candidates(&self) -> usize {
+        self.candidates.len()
+    }
+
+    /// Whether session slot `slot` is closed (the same in every candidate:
+    /// the leader decides).
+    pub fn is_closed(&self, slot: usize) -> bool {
+        self.candidates[0].client(slot).state() == ConnState::Closed
+    }
+
+    /// Keeps the states that explain what `step` showed on the real
+    /// ensemble; answers what the model allowed instead when none does.
+    pub fn explain(&mut self, step: &Step, real: &Seen) -> Result<(), Unexplained> {
+        let slot = step.session;
+        let mut unexplained = Unexplained::default();
+        let mut start = Vec::with_capacity(self.candidates.len());
+        for mut net in std::mem::take(&mut self.candidates) {
+            let mut phase = 0;
+            match &step.action {
+                Action::Reopen => {
+                    net.open_session(slot);
+                    phase = 1;
+                }
+                Action::Close | Action::Op(_) => {
+                    let op = match &step.action {
+                        Action::Op(call) => call.to_op(&self.norm.root),
+                        _ => Op::Close,
+                    };
+                    for delivery in net.submit(slot, op) {
+                        // The library answered at once (an empty multi).
+                        if let Delivery::Reply { result, .. } = delivery {
+                            let reply = self.norm.reply(&result);
+                            phase = if reply == real.reply { 1 } else { usize::MAX };
+                            unexplained.allow(reply);
+                        }
+                    }
+                }
+            }
+            if phase != usize::MAX {
+                let heard = vec![BTreeSet::new(); SESSIONS];
+                start.push(Searching { net, phase, heard });
+            }
+        }
+        if start.is_empty() {
+            return Err(unexplained);
+        }
+        if let Action::Reopen = step.action {
+            self.generation[slot] += 1;
+            let label = format!("{slot}.{}", self.generation[slot]);
+            let session = start[0].net.session(slot);
+            self.norm.owners.insert(session, label);
+        }
+        let mut seen: std::collections::HashSet<Searching> = start.iter().cloned().collect();
+        let mut queue: std::collections::VecDeque<Searching> = start.into();
+        let mut explained: Vec<Net> = Vec::new();
+        let mut kept: std::collections::HashSet<Net> = std::collections::HashSet::new();
+        while let Some(state) = queue.pop_front() {
+            let mut next = Vec::new();
+            // A follower applies the next committed transaction.
+            for server in 1..state.net.ensemble.servers() {
+                let mut moved = state.clone();
+                if moved.net.apply(server).is_some() {
+                    next.push(moved);
+                }
+            }
+            if state.phase == 0 {
+                if state.net.can_serve(slot) {
+                    let mut moved = state.clone();
+                    moved.net.serve(slot);
+                    next.push(moved);
+                }
+                let replied = (state.net.links[slot].down.iter())
+                    .any(|message| matches!(message, crate::client::ServerMessage::Reply { .. }));
+                if replied {
+                    let mut moved = state.clone();
+                    let mut reply = None;
+                    while moved.net.can_deliver(slot) {
+                        for delivery in moved.net.deliver(slot) {
+                            match delivery {
+                                Delivery::Watch(event) => {
+                                    let event = self.norm.event(event.kind, event.path.as_str());
+                                    moved.heard[slot].insert(event);
+                                }
+                                Delivery::Reply { result, .. } => {
+                                    reply = Some(self.norm.reply(&result))
+                                }
+                                Delivery::Session(_) => {}
+                            }
+                        }
+                    }
+                    let reply = reply.expect("the reply was on the link");
+                    if reply == real.reply {
+                        moved.phase = 1;
+                        next.push(moved);
+                    } else {
+                        unexplained.allow(reply);
+                    }
+                }
+            } else if state.phase <= SESSIONS {
+                // The read on session `j`'s connection comes back: it has
+                // every event its server sent before.
+                let j = state.phase - 1;
+                let mut moved = state.clone();
+                while moved.net.can_deliver(j) {
+                    for delivery in moved.net.deliver(j) {
+                        if let Delivery::Watch(event) = delivery {
+                            let event = self.norm.event(event.kind, event.path.as_str());
+                            moved.heard[j].insert(event);
+                        }
+                    }
+                }
+                if moved.heard[j] == real.events[j] {
+                    moved.phase += 1;
+                    next.push(moved);
+                } else {
+                    let (first, sets) = unexplained
+                        .events
+                        .get_or_insert_with(|| (j, BTreeSet::new()));
+                    if *first == j {
+                        sets.insert(moved.heard[j].clone());
+                    }
+                }
+            } else if kept.insert(state.net.clone()) {
+                explained.push(state.net.clone());
+            }
+            for moved in next {
+                if seen.insert(moved.clone()) {
+                    queue.push_back(moved);
+                }
+            }
+        }
+        if explained.is_empty() {
+            return Err(unexplained);
+        }
+        self.widest = self.widest.max(explained.len());
+        self.candidates = explained;
+        Ok(())
     }
 }
 

@@ -209,7 +209,7 @@ impl Diagram {
                 });
                 // A follower's client waiting for its write or sync hears
                 // nothing yet ([`Action::Apply`] draws the reply).
-                let answered = after.net.waits[c].is_none();
+                let answered = after.net.wait(c).is_none();
                 let reply = after.net.links[c].down.back().filter(|_| answered);
                 if let Some(ServerMessage::Reply { result: r, .. }) = reply {
                     self.items.push(Item::Arrow(Arrow {

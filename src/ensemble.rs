@@ -17,6 +17,7 @@
 
 use std::collections::VecDeque;
 
+use crate::client::Xid;
 use crate::store::{Notification, Op, SessionId, Store};
 
 /// Which server: 0 is the leader, `1..` the followers.
@@ -42,12 +43,44 @@ pub struct Follower {
     pub applied: u64,
 }
 
-/// The followers, and the committed transactions one of them has still to
-/// apply.
+/// A write or `sync` of a session that its server, a follower, finishes
+/// once it has applied `until` transactions: the session's later requests
+/// wait behind it, on this connection or the next (the server queues
+/// requests by session, `CommitProcessor`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Wait {
+    pub xid: Xid,
+    pub until: u64,
+    /// The `sync` (a read: it changes nothing) waiting, whose reply is
+    /// answered with its result when the server applies it.
+    pub sync: Option<Op>,
+    /// The connection that sent it is still there to take the reply.
+    pub answered: bool,
+    /// The follower that has it.
+    pub server: u8,
+}
+
+/// Where one client stands in an ensemble.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Place {
+    /// The server it is connected to (0: the leader).
+    pub server: u8,
+    /// Its server serves it once it has applied this many transactions:
+    /// its session's `createSession`.
+    pub joined: u64,
+    /// Its session's write or `sync` its server has yet to finish.
+    pub wait: Option<Wait>,
+}
+
+/// The followers, the committed transactions one of them has still to
+/// apply, and where each client stands. On one server every part is empty,
+/// so a state of one server carries nothing of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ensemble {
     /// Server `k`'s at `k - 1`.
     followers: Vec<Follower>,
+    /// Client `i`'s at `i`; none on one server.
+    pub places: Vec<Place>,
     /// Transactions committed and not yet applied by every follower,
     /// oldest first.
     log: VecDeque<Txn>,
@@ -73,14 +106,21 @@ pub struct Applied {
 impl Ensemble {
     /// `servers - 1` followers, each with a copy of `leader` (the tree and
     /// sessions before anything happens), that may fall `lag` transactions
-    /// behind.
-    pub fn new(leader: &Store, servers: usize, lag: u64) -> Ensemble {
+    /// behind; client `i` of `clients` is connected to server `i` modulo
+    /// `servers`.
+    pub fn new(leader: &Store, servers: usize, lag: u64, clients: usize) -> Ensemble {
         let follower = Follower {
             store: leader.clone(),
             applied: 0,
         };
         Ensemble {
             followers: vec![follower; servers.saturating_sub(1)],
+            places: (0..clients)
+                .map(|client| Place {
+                    server: (client % servers.max(1)) as u8,
+                    ..Place::default()
+                })
+                .collect(),
             log: VecDeque::new(),
             base: 0,
             lag,
@@ -90,6 +130,34 @@ impl Ensemble {
     /// How many servers: the leader and the followers.
     pub fn servers(&self) -> usize {
         self.followers.len() + 1
+    }
+
+    /// The server client `client` is connected to: the leader on one server.
+    pub fn server_of(&self, client: usize) -> ServerId {
+        self.places
+            .get(client)
+            .map_or(0, |place| usize::from(place.server))
+    }
+
+    /// How many transactions client `client`'s server must have applied
+    /// to know its session.
+    pub fn joined(&self, client: usize) -> u64 {
+        self.places.get(client).map_or(0, |place| place.joined)
+    }
+
+    /// Client `client`'s write or `sync` its server has yet to finish.
+    pub fn wait(&self, client: usize) -> Option<&Wait> {
+        self.places.get(client)?.wait.as_ref()
+    }
+
+    /// The ensemble with `places` for its clients' (renamed ones).
+    pub fn placed(self, places: Vec<Place>) -> Ensemble {
+        Ensemble { places, ..self }
+    }
+
+    /// Client `client`'s place, which only an ensemble has.
+    pub fn place_mut(&mut self, client: usize) -> Option<&mut Place> {
+        self.places.get_mut(client)
     }
 
     /// How many transactions the leader has committed.

@@ -111,7 +111,7 @@ impl Situation {
             in_flight: link.up.len() as u8,
             expire_anytime,
             servers: state.net.ensemble.servers() as u8,
-            held: state.net.waits[client].is_some() || !state.net.knows_session(client),
+            held: state.net.wait(client).is_some() || !state.net.knows_session(client),
         }
     }
 

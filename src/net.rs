@@ -29,8 +29,8 @@
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted, Xid};
-use crate::ensemble::{Ensemble, ServerId, Txn};
+use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
+use crate::ensemble::{Ensemble, ServerId, Txn, Wait};
 use crate::store::{Notification, Op, OpResult, SessionId, Store, StoreConfig};
 
 /// Index of a client in a [`Net`].
@@ -46,23 +46,6 @@ pub struct Link {
     /// The connection is gone but the client has not noticed yet: until it
     /// does (its next [`Net::deliver`]), it still believes it is connected.
     pub broken: bool,
-}
-
-/// A write or `sync` of a session that its server, a follower, finishes
-/// once it has applied `until` transactions: the session's later requests
-/// wait behind it, on this connection or the next (the server queues
-/// requests by session, `CommitProcessor`).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Wait {
-    pub xid: Xid,
-    pub until: u64,
-    /// A `sync`, answered with the server's tree as it then is; a write is
-    /// answered with its result when the server applies it.
-    pub sync: Option<Op>,
-    /// The connection that sent it is still there to take the reply.
-    pub answered: bool,
-    /// The follower that has it.
-    pub server: u8,
 }
 
 /// One request the server applied for a client: the request, its result
@@ -84,15 +67,9 @@ pub struct Net {
     pub store: Store,
     pub clients: Vec<Arc<Client>>,
     pub links: Vec<Arc<Link>>,
-    /// The followers, none on one server.
+    /// The followers and where each client stands among the servers;
+    /// empty on one server.
     pub ensemble: Ensemble,
-    /// Client `i` is connected to server `servers[i]` (0: the leader).
-    pub servers: Vec<u8>,
-    /// Client `i`'s server serves it once it has applied `joined[i]`
-    /// transactions: its session's `createSession`.
-    pub joined: Vec<u64>,
-    /// Client `i`'s session's write or `sync` its server has yet to finish.
-    pub waits: Vec<Option<Wait>>,
 }
 
 impl Net {
@@ -103,9 +80,6 @@ impl Net {
             clients: Vec::with_capacity(clients),
             links: Vec::with_capacity(clients),
             ensemble: Ensemble::default(),
-            servers: vec![0; clients],
-            joined: vec![0; clients],
-            waits: vec![None; clients],
         };
         for _ in 0..clients {
             let session = net.store.open_session();
@@ -120,15 +94,18 @@ impl Net {
     /// transactions behind; client `i` is connected to server `i` modulo
     /// `servers`.
     pub fn form_ensemble(&mut self, servers: usize, lag: u64) {
-        self.ensemble = Ensemble::new(&self.store, servers, lag);
-        for (client, server) in self.servers.iter_mut().enumerate() {
-            *server = (client % servers.max(1)) as u8;
-        }
+        self.ensemble = Ensemble::new(&self.store, servers, lag, self.clients.len());
     }
 
     /// The server client `id` is connected to.
     pub fn server(&self, id: ClientId) -> ServerId {
-        usize::from(self.servers[id])
+        self.ensemble.server_of(id)
+    }
+
+    /// Client `id`'s write or `sync` its server, a follower, has yet to
+    /// finish: its later requests wait behind it.
+    pub fn wait(&self, id: ClientId) -> Option<&Wait> {
+        self.ensemble.wait(id)
     }
 
     /// The store of client `id`'s server: the tree its reads see.
@@ -144,7 +121,7 @@ impl Net {
         let Some(request) = link.up.front() else {
             return false;
         };
-        self.waits[id].is_none()
+        self.wait(id).is_none()
             && self.knows_session(id)
             && (!request.op.is_write() || self.ensemble.may_commit())
     }
@@ -164,12 +141,15 @@ impl Net {
     /// one pending request a session: a real new server would not wait).
     pub fn move_client(&mut self, id: ClientId, offset: usize) {
         let servers = self.ensemble.servers();
-        self.servers[id] = ((self.server(id) + offset) % servers) as u8;
+        let server = ((self.server(id) + offset) % servers) as u8;
+        if let Some(place) = self.ensemble.place_mut(id) {
+            place.server = server;
+        }
     }
 
     /// Whether client `id`'s server has applied its session's creation.
     pub fn knows_session(&self, id: ClientId) -> bool {
-        self.ensemble.applied(self.server(id)) >= self.joined[id]
+        self.ensemble.applied(self.server(id)) >= self.ensemble.joined(id)
     }
 
     pub fn client(&self, id: ClientId) -> &Client {
@@ -239,13 +219,14 @@ impl Net {
         self.route(&applied.notifications);
         match wait {
             Some(until) => {
-                self.waits[id] = Some(Wait {
+                let place = self.ensemble.place_mut(id).expect("a follower's client");
+                place.wait = Some(Wait {
                     xid: request.xid,
                     until,
                     sync: (!request.op.is_write()).then(|| request.op.clone()),
                     answered: true,
                     server: server as u8,
-                })
+                });
             }
             None => self.link_mut(id).down.push_back(ServerMessage::Reply {
                 xid: request.xid,
@@ -268,7 +249,7 @@ impl Net {
         let applied = self.ensemble.apply(server)?;
         self.route(&applied.notifications);
         for id in 0..self.clients.len() {
-            let Some(wait) = &self.waits[id] else {
+            let Some(wait) = self.wait(id) else {
                 continue;
             };
             if usize::from(wait.server) != server || wait.until > applied.index + 1 {
@@ -288,7 +269,7 @@ impl Net {
                     (applied.zxid, result)
                 }
             };
-            self.waits[id] = None;
+            self.ensemble.place_mut(id).expect("it waited").wait = None;
             if wait.answered {
                 self.link_mut(id).down.push_back(ServerMessage::Reply {
                     xid: wait.xid,
@@ -365,7 +346,11 @@ impl Net {
             broken: true,
             ..Link::default()
         });
-        if let Some(wait) = &mut self.waits[id] {
+        if let Some(wait) = self
+            .ensemble
+            .place_mut(id)
+            .and_then(|place| place.wait.as_mut())
+        {
             wait.answered = false;
         }
         let server = self.server(id);
@@ -379,7 +364,7 @@ impl Net {
     /// the connection breaks has reached the server already.
     fn can_serve_before_a_break(&self, id: ClientId) -> bool {
         let link = &self.links[id];
-        !link.up.is_empty() && self.waits[id].is_none() && self.knows_session(id)
+        !link.up.is_empty() && self.wait(id).is_none() && self.knows_session(id)
     }
 
     /// [`Net::break_connection`], noticed at once: the client sees
@@ -474,13 +459,14 @@ impl Net {
     /// memory. Whatever was on its old connection is gone.
     pub fn open_session(&mut self, id: ClientId) {
         let session = self.store.open_session();
-        if let Some(index) = self.ensemble.commit(Txn::Open) {
-            self.joined[id] = index + 1;
-        }
+        let joined = self.ensemble.commit(Txn::Open).map(|index| index + 1);
         self.clients[id] = Arc::new(Client::new(session));
         self.links[id] = Arc::default();
-        // The old session's request is still applied, for nobody.
-        self.waits[id] = None;
+        if let Some(place) = self.ensemble.place_mut(id) {
+            place.joined = joined.unwrap_or(0);
+            // The old session's request is still applied, for nobody.
+            place.wait = None;
+        }
     }
 
     fn client_mut(&mut self, id: ClientId) -> &mut Client {

@@ -274,6 +274,7 @@ fn same_but_nodes<L: PartialEq>(before: &History<L>, after: &History<L>) -> bool
         acquisitions,
         resource,
         herd,
+        wakes,
         woken,
         log,
     } = before;
@@ -281,6 +282,7 @@ fn same_but_nodes<L: PartialEq>(before: &History<L>, after: &History<L>) -> bool
         && *acquisitions == after.acquisitions
         && *resource == after.resource
         && *herd == after.herd
+        && *wakes == after.wakes
         && *woken == after.woken
         && *log == after.log
 }

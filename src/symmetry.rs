@@ -628,16 +628,20 @@ where
             clients: renaming
                 .moved(&net.clients, |client| Some(renaming.client_library(client)))?,
             links: renaming.moved(&net.links, |link| Some(renaming.link(link)))?,
-            // One server's (an ensemble makes no groups: World::classes).
-            ensemble: net.ensemble.clone(),
-            servers: renaming.moved(&net.servers, |server| Some(*server))?,
-            joined: renaming.moved(&net.joined, |joined| Some(*joined))?,
-            waits: renaming.moved(&net.waits, |wait| {
-                Some((wait.as_ref()).map(|wait| crate::net::Wait {
-                    sync: wait.sync.as_ref().map(|op| renaming.op(op)),
-                    ..wait.clone()
-                }))
-            })?,
+            // Its followers are one server's: none (an ensemble makes no
+            // groups, World::classes); its places follow their clients.
+            ensemble: net.ensemble.clone().placed(renaming.moved(
+                &net.ensemble.places,
+                |place| {
+                    Some(crate::ensemble::Place {
+                        wait: (place.wait.as_ref()).map(|wait| crate::ensemble::Wait {
+                            sync: wait.sync.as_ref().map(|op| renaming.op(op)),
+                            ..wait.clone()
+                        }),
+                        ..place.clone()
+                    })
+                },
+            )?),
         },
         processes,
         dead_sessions: (state.dead_sessions.iter())
@@ -648,6 +652,8 @@ where
             holding: renaming.moved(&history.holding, |tenure| Some(*tenure))?,
             nodes,
             log: log(&history.log)?,
+            // Wakes are an ensemble's, which has no renamed states
+            // (World::reductions), and the identity keeps them.
             ..history.clone()
         },
         classes: state.classes,

@@ -584,7 +584,7 @@ pub fn describe<R: Recipe>(
         Action::Serve(c) => {
             let request = before.net.links[c].up.front().expect("served a request");
             let server = server_name(&before.net, c);
-            let reply = match (&after.net.waits[c], after.net.links[c].down.back()) {
+            let reply = match (after.net.wait(c), after.net.links[c].down.back()) {
                 (Some(wait), _) => format!(
                     "{server} answers once it has applied transaction {}",
                     wait.until - 1
@@ -624,14 +624,11 @@ pub fn describe<R: Recipe>(
                 None => "?".into(),
             };
             let answers: String = (0..before.net.clients.len())
-                .filter(|&c| before.net.waits[c].is_some() && after.net.waits[c].is_none())
+                .filter(|&c| before.net.wait(c).is_some() && after.net.wait(c).is_none())
                 .map(|c| match after.net.links[c].down.back() {
                     Some(ServerMessage::Reply {
                         result: r, zxid, ..
-                    }) if before.net.waits[c]
-                        .as_ref()
-                        .is_some_and(|wait| wait.answered) =>
-                    {
+                    }) if before.net.wait(c).is_some_and(|wait| wait.answered) => {
                         format!("; answers c{c}: {} (zxid {zxid})", result(r))
                     }
                     _ => format!("; finishes c{c}'s request, whose connection is gone"),

@@ -46,7 +46,7 @@ use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
 };
 use crate::reduce::{Classes, Reductions};
-use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig};
+use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig, Zxid};
 use crate::symmetry::{Groups, Symmetric};
 
 /// A node of the tree the server holds before any client starts (a
@@ -174,6 +174,12 @@ pub struct History<L = ()> {
     pub resource: Resource,
     /// Some deletion woke more than one waiting client.
     pub herd: bool,
+    /// On an ensemble, whom each deletion has woken so far, by the deleted
+    /// node and the deleting transaction's zxid: each server fires its own
+    /// clients' watches when it applies the deletion, in steps of their
+    /// own. A deletion is kept until every server has applied it (none is
+    /// kept on one server, where one step fires every watch).
+    pub wakes: Vec<(Path, Zxid, BTreeSet<ClientId>)>,
     /// Some waiting client was sent a watch notification.
     pub woken: bool,
     /// What the recipe keeps of its own facts ([`Recipe::Log`]).
@@ -188,6 +194,7 @@ impl<L: Log> History<L> {
             acquisitions: 0,
             resource: Resource::default(),
             herd: false,
+            wakes: Vec::new(),
             woken: false,
             log: L::new(clients),
         }
@@ -918,7 +925,7 @@ impl<R: Recipe> World<R> {
                     .recipe(client)
                     .counts_in_herd(&state.processes[client].recipe)
         };
-        let mut by_deletion: Vec<(&crate::store::Path, BTreeSet<ClientId>)> = Vec::new();
+        let mut by_deletion: Vec<(&(Path, Zxid), BTreeSet<ClientId>)> = Vec::new();
         for notification in fired {
             let Some(client) = self.client_of(state, notification.session) else {
                 continue;
@@ -929,7 +936,7 @@ impl<R: Recipe> World<R> {
             // Told that its own node went (someone else deleted it): it is
             // not waiting for that, so it is neither woken nor in a herd.
             let dir = self.directory();
-            if notification.deleted.as_ref().is_some_and(|deleted| {
+            if notification.deleted.as_ref().is_some_and(|(deleted, _)| {
                 deleted.is_child_of(dir)
                     && self
                         .recipe(client)
@@ -944,6 +951,19 @@ impl<R: Recipe> World<R> {
                         woken.insert(client);
                     }
                     None => by_deletion.push((deleted, BTreeSet::from([client]))),
+                }
+            }
+        }
+        if state.net.ensemble.servers() > 1 {
+            // Add whom the other servers woke before.
+            let wakes = &mut state.history.wakes;
+            for ((path, zxid), woken) in &mut by_deletion {
+                match (wakes.iter_mut()).find(|(p, z, _)| p == path && z == zxid) {
+                    Some((_, _, before)) => {
+                        before.extend(woken.iter().copied());
+                        woken.clone_from(before);
+                    }
+                    None => wakes.push((path.clone(), *zxid, woken.clone())),
                 }
             }
         }
@@ -1217,7 +1237,21 @@ impl<R: Recipe> World<R> {
             }
         }
         self.forget_nodes(&mut next);
+        Self::forget_wakes(&mut next);
         Some(next)
+    }
+
+    /// Forgets each deletion every server has applied: it wakes nobody more.
+    fn forget_wakes(state: &mut WorldState<R::State, R::Log>) {
+        if state.history.wakes.is_empty() {
+            return;
+        }
+        let ensemble = &state.net.ensemble;
+        let everywhere = (1..ensemble.servers())
+            .map(|server| ensemble.store(&state.net.store, server).zxid())
+            .min()
+            .unwrap_or(Zxid::MAX);
+        (state.history.wakes).retain(|(_, zxid, _)| *zxid > everywhere);
     }
 }
 

@@ -312,5 +312,54 @@ fn one_server_serves_whatever_is_in_flight_and_keeps_no_log() {
     assert_eq!(read(&mut net, A), ["OK", "exists"]);
     assert_eq!(net.ensemble.servers(), 1);
     assert_eq!(net.ensemble.committed(), 0, "one server logs nothing");
-    assert!(net.waits.iter().all(Option::is_none));
+    assert!(net.ensemble.places.is_empty());
+}
+
+/// The trace validator behind the real-ensemble conformance suite
+/// (`zoocheck::conformance::EnsembleRun`): it explains a stale read by a
+/// follower that has not applied a write, and a fresh one, and after a
+/// `sync` on that follower it refuses the stale one. The observations are a
+/// single server's (fresh) ones and, for the stale read, the same session's
+/// read before the write.
+#[test]
+fn trace_validation_allows_a_stale_read_until_a_sync() {
+    use zoocheck::conformance::{Action, Call, EnsembleRun, SimRun, Step, ROOT};
+    let step = |session, call| Step {
+        session,
+        action: Action::Op(call),
+    };
+    let x = || "x".to_string();
+    let steps = [
+        step(0, Call::Create(x(), Some(b"a".to_vec()), Persistent)),
+        step(1, Call::Sync(x())),
+        step(1, Call::GetData(x(), false)),
+        step(0, Call::SetData(x(), Some(b"bb".to_vec()), ANY_VERSION)),
+        step(1, Call::GetData(x(), false)),
+        step(1, Call::Sync(x())),
+        step(1, Call::GetData(x(), false)),
+    ];
+    let fresh = SimRun::replay(&steps);
+    let stale = fresh[2].clone();
+    assert_ne!(fresh[4], stale, "the write changed what a fresh read shows");
+
+    let mut model = EnsembleRun::new(ROOT);
+    for index in 0..4 {
+        model
+            .explain(&steps[index], &fresh[index])
+            .expect("a fresh run");
+    }
+    assert!(
+        model.clone().explain(&steps[4], &fresh[4]).is_ok(),
+        "a follower that applied the write answers it"
+    );
+    model
+        .explain(&steps[4], &stale)
+        .expect("a follower behind the write answers the old value");
+    model.explain(&steps[5], &fresh[5]).expect("the sync");
+    let refused = model.clone().explain(&steps[6], &stale);
+    let allowed = refused.expect_err("after the sync the old value is not an answer");
+    assert_eq!(allowed.replies, vec![fresh[6].reply.clone()]);
+    model
+        .explain(&steps[6], &fresh[6])
+        .expect("the fresh value");
 }

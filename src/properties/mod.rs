@@ -249,11 +249,19 @@ pub fn violation<R: Recipe>(world: &World<R>, run: Run<'_, R>, property: &str) -
         "herd_avoidance" if !herd_avoidance(world, state) => {
             let step = run.first_step(|state| state.history.herd)?;
             let woke = herd(world, &run.states[step - 1], &run.states[step]);
-            Some(format!(
-                "the deletion at step {step} woke {} waiting clients at once: {}",
-                woke.len(),
-                and_list(&woke)
-            ))
+            Some(match state.net.ensemble.servers() {
+                1 => format!(
+                    "the deletion at step {step} woke {} waiting clients at once: {}",
+                    woke.len(),
+                    and_list(&woke)
+                ),
+                servers => format!(
+                    "the deletion a server applied at step {step} has woken {} waiting clients \
+                     across the {servers} servers: {}",
+                    woke.len(),
+                    and_list(&woke)
+                ),
+            })
         }
         "no_orphan_no_deadlock" if !no_orphan_no_deadlock(world, state) => {
             let mut parts = Vec::new();
@@ -308,12 +316,39 @@ pub fn waiting<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>
 /// The waiting clients a step's watch events woke, by the rules
 /// [`World::wake`](crate::world::World) judges a herd with: a client whose
 /// process runs, that the recipe counts as waiting, and that was not merely
-/// told its own node went.
+/// told its own node went. On an ensemble, with those the same deletion
+/// woke at other servers before ([`crate::world::History::wakes`]).
 fn herd<R: Recipe>(
     world: &World<R>,
     before: &WorldState<R::State, R::Log>,
     after: &WorldState<R::State, R::Log>,
 ) -> Vec<String> {
+    let mut woke = woken_in_step(world, before, after);
+    let now = |path: &crate::store::Path, zxid| {
+        (after.history.wakes.iter()).find(|(p, z, _)| p == path && *z == zxid)
+    };
+    // The deletion's record after the step, or, once every server has
+    // applied it (and it is forgotten), before it.
+    let deletion = (after.history.wakes.iter())
+        .find(|(_, _, woken)| woken.len() > 1 && woken.is_superset(&woke))
+        .map(|(_, _, woken)| woken.clone())
+        .or_else(|| {
+            (before.history.wakes.iter())
+                .filter(|(path, zxid, _)| now(path, *zxid).is_none())
+                .map(|(_, _, woken)| woken | &woke)
+                .find(|woken| woken.len() > 1)
+        });
+    if let Some(all) = deletion {
+        woke = all;
+    }
+    woke.iter().map(|c| format!("c{c}")).collect()
+}
+
+fn woken_in_step<R: Recipe>(
+    world: &World<R>,
+    before: &WorldState<R::State, R::Log>,
+    after: &WorldState<R::State, R::Log>,
+) -> std::collections::BTreeSet<crate::net::ClientId> {
     use crate::client::ServerMessage;
     use crate::store::EventType;
     let dir = world.directory();
@@ -338,7 +373,6 @@ fn herd<R: Recipe>(
                 && world.recipe(c).counts_in_herd(recipe)
                 && woken.next().is_some()
         })
-        .map(|c| format!("c{c}"))
         .collect()
 }
 

@@ -319,7 +319,9 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
                     + 2 * u64::from(link.broken)
                     + u64::from(client.state() == ConnState::Disconnected);
             }
-            pending += net.waits.iter().filter(|wait| wait.is_some()).count() as u64;
+            pending += (net.ensemble.places.iter())
+                .filter(|place| place.wait.is_some())
+                .count() as u64;
             pending += (state.processes.iter())
                 .map(|process| {
                     u64::from(process.status == Status::Paused) + u64::from(process.timer)

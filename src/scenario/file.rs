@@ -194,25 +194,6 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         ));
     }
     let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
-    // One deletion fires each server's watches when that server applies
-    // it, in steps of their own; until the herd property counts the
-    // waiters it wakes across servers, an ensemble has no more than two
-    // clients and no node of a dead session to delete, where no deletion
-    // can wake two waiters.
-    if store.servers > 1 && (clients > 2 || tree.iter().any(|node| node.ephemeral)) {
-        let key = match clients > 2 {
-            true => "clients",
-            false => "store.node",
-        };
-        return Err(errors.at(
-            key,
-            format!(
-                "an ensemble of {} servers with {clients} clients{}; an ensemble takes at most 2 clients and no ephemeral starting node until herds across servers are counted",
-                store.servers,
-                match clients > 2 { true => "", false => " and an ephemeral starting node" }
-            ),
-        ));
-    }
     let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
         .map_err(|(key, message)| errors.at(key, message))?;
     let expect = expect(&raw.expect, recipe, &errors)?;

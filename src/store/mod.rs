@@ -588,19 +588,20 @@ impl Store {
             .expect("a node's parent exists")
             .pzxid = zxid;
         let first = fired.len();
-        self.fire(Table::Data, path, EventType::NodeDeleted, Some(path), fired);
+        let deletion = Some((path, zxid));
+        self.fire(Table::Data, path, EventType::NodeDeleted, deletion, fired);
         let notified: Vec<SessionId> = fired[first..].iter().map(|n| n.session).collect();
         for session in take_watches(&mut self.child_watches, path) {
             if !notified.contains(&session) {
                 fired.push(Notification {
                     session,
                     event: event(EventType::NodeDeleted, path),
-                    deleted: Some(path.clone()),
+                    deleted: Some((path.clone(), zxid)),
                 });
             }
         }
         let kind = EventType::NodeChildrenChanged;
-        self.fire(Table::Child, &parent_path, kind, Some(path), fired);
+        self.fire(Table::Child, &parent_path, kind, deletion, fired);
     }
 
     fn set_data(
@@ -768,7 +769,7 @@ impl Store {
         table: Table,
         path: &Path,
         kind: EventType,
-        deleted: Option<&Path>,
+        deleted: Option<(&Path, Zxid)>,
         fired: &mut Vec<Notification>,
     ) {
         let watches = match table {
@@ -779,7 +780,7 @@ impl Store {
             fired.push(Notification {
                 session,
                 event: event(kind, path),
-                deleted: deleted.cloned(),
+                deleted: deleted.map(|(path, zxid)| (path.clone(), zxid)),
             });
         }
     }

@@ -366,8 +366,10 @@ impl fmt::Display for WatchEvent {
 pub struct Notification {
     pub session: SessionId,
     pub event: WatchEvent,
-    /// The node whose deletion fired it, when a deletion did: its NodeDeleted
-    /// and its parent's NodeChildrenChanged. (Not part of what the client
-    /// receives: it lets a checker count how many clients one deletion woke.)
-    pub deleted: Option<Path>,
+    /// The node whose deletion fired it, when a deletion did (its NodeDeleted
+    /// and its parent's NodeChildrenChanged), and the zxid of the
+    /// transaction that deleted it, the same at every server of an
+    /// ensemble. (Not part of what the client receives: it lets a checker
+    /// count how many clients one deletion woke.)
+    pub deleted: Option<(Path, Zxid)>,
 }
