@@ -497,12 +497,13 @@ impl EnsembleRun {
     }
 
     /// Keeps the states that explain what `step` showed on the real
-    /// ensemble; answers what the model allowed instead when none does.
+    /// ensemble; answers what the model allowed instead when none does (and
+    /// keeps the states it had).
     pub fn explain(&mut self, step: &Step, real: &Seen) -> Result<(), Unexplained> {
         let slot = step.session;
         let mut unexplained = Unexplained::default();
         let mut start = Vec::with_capacity(self.candidates.len());
-        for mut net in std::mem::take(&mut self.candidates) {
+        for mut net in self.candidates.iter().cloned() {
             let mut phase = 0;
             match &step.action {
                 Action::Reopen => {

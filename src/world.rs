@@ -174,12 +174,12 @@ pub struct History<L = ()> {
     pub resource: Resource,
     /// Some deletion woke more than one waiting client.
     pub herd: bool,
-    /// On an ensemble, whom each deletion has woken so far, by the deleted
-    /// node and the deleting transaction's zxid: each server fires its own
-    /// clients' watches when it applies the deletion, in steps of their
-    /// own. A deletion is kept until every server has applied it (none is
-    /// kept on one server, where one step fires every watch).
-    pub wakes: Vec<(Path, Zxid, BTreeSet<ClientId>)>,
+    /// On an ensemble, whom each deletion has woken so far: each server
+    /// fires its own clients' watches when it applies the deletion, in
+    /// steps of their own. A deletion is kept until every server has
+    /// applied it, in zxid order (none is kept on one server, where one
+    /// step fires every watch).
+    pub wakes: Vec<Wake>,
     /// Some waiting client was sent a watch notification.
     pub woken: bool,
     /// What the recipe keeps of its own facts ([`Recipe::Log`]).
@@ -199,6 +199,20 @@ impl<L: Log> History<L> {
             log: L::new(clients),
         }
     }
+}
+
+/// Whom one deletion on an ensemble has woken so far ([`History::wakes`]).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Wake {
+    /// The deleted node and the zxid of the transaction that deleted it,
+    /// the same at every server.
+    pub path: Path,
+    pub zxid: Zxid,
+    /// The waiting clients its notifications woke, at any server.
+    pub woken: BTreeSet<ClientId>,
+    /// Whether each was one the recipe means to go with the others
+    /// ([`Recipe::released_together`]), judged when and where it was woken.
+    pub together: bool,
 }
 
 /// A state of the world, of a recipe whose client state is `S` and whose
@@ -907,17 +921,20 @@ impl<R: Recipe> World<R> {
                 }
             }
         }
-        self.wake(state, served.iter().flat_map(|one| &one.notifications));
+        self.wake(state, served.iter().flat_map(|one| &one.notifications), 0);
     }
 
-    /// Records whom the server's notifications wake: a waiting client that
-    /// gets one is woken; more than one waiting client woken by one deletion is
-    /// a herd, unless the recipe means every one of them to go together
-    /// ([`Recipe::released_together`]: readers a writer's deletion releases).
+    /// Records whom server `server`'s notifications wake: a waiting client
+    /// that gets one is woken; more than one waiting client woken by one
+    /// deletion is a herd, unless the recipe means every one of them to go
+    /// together ([`Recipe::released_together`]: readers a writer's deletion
+    /// releases, judged on that server's tree). On an ensemble the clients
+    /// one deletion woke at other servers before count too.
     pub(crate) fn wake<'a>(
         &self,
         state: &mut WorldState<R::State, R::Log>,
         fired: impl IntoIterator<Item = &'a Notification>,
+        server: crate::ensemble::ServerId,
     ) {
         let waiting = |client: ClientId| {
             state.processes[client].status != Status::Crashed
@@ -954,29 +971,49 @@ impl<R: Recipe> World<R> {
                 }
             }
         }
-        if state.net.ensemble.servers() > 1 {
-            // Add whom the other servers woke before.
-            let wakes = &mut state.history.wakes;
-            for ((path, zxid), woken) in &mut by_deletion {
-                match (wakes.iter_mut()).find(|(p, z, _)| p == path && z == zxid) {
-                    Some((_, _, before)) => {
-                        before.extend(woken.iter().copied());
-                        woken.clone_from(before);
+        let ensemble = state.net.ensemble.servers() > 1;
+        // On one server only a deletion that woke several needs judging.
+        if by_deletion
+            .iter()
+            .all(|(_, woken)| woken.len() < 2 && !ensemble)
+        {
+            return;
+        }
+        let tree = state.net.ensemble.store(&state.net.store, server);
+        let children = tree.children(self.directory());
+        let together = |client: &ClientId| {
+            self.recipe(*client)
+                .released_together(&state.processes[*client].recipe, &children)
+        };
+        let judged: Vec<_> = (by_deletion.into_iter())
+            .map(|(deletion, woken)| {
+                let together = woken.iter().all(together);
+                (deletion, woken, together)
+            })
+            .collect();
+        for ((path, zxid), mut woken, mut together) in judged {
+            if ensemble {
+                // Add whom the other servers woke before.
+                let wakes = &mut state.history.wakes;
+                match (wakes.iter_mut()).find(|wake| wake.path == *path && wake.zxid == *zxid) {
+                    Some(wake) => {
+                        wake.woken.extend(woken.iter().copied());
+                        wake.together &= together;
+                        woken.clone_from(&wake.woken);
+                        together = wake.together;
                     }
-                    None => wakes.push((path.clone(), *zxid, woken.clone())),
+                    None => {
+                        wakes.push(Wake {
+                            path: path.clone(),
+                            zxid: *zxid,
+                            woken: woken.clone(),
+                            together,
+                        });
+                        wakes.sort_by(|a, b| (a.zxid, &a.path).cmp(&(b.zxid, &b.path)));
+                    }
                 }
             }
-        }
-        if by_deletion.iter().any(|(_, woken)| woken.len() > 1) {
-            let children = state.net.store.children(self.directory());
-            let together = |client: &ClientId| {
-                self.recipe(*client)
-                    .released_together(&state.processes[*client].recipe, &children)
-            };
-            if by_deletion
-                .iter()
-                .any(|(_, woken)| woken.len() > 1 && !woken.iter().all(together))
-            {
+            if woken.len() > 1 && !together {
                 state.history.herd = true;
             }
         }
@@ -1222,17 +1259,17 @@ impl<R: Recipe> World<R> {
             Action::Resume(client) => next.processes[client].status = Status::Running,
             Action::Apply(server) => {
                 let fired = next.net.apply(server)?;
-                self.wake(&mut next, &fired);
+                self.wake(&mut next, &fired, server);
             }
             Action::SessionTimeout(session) => {
                 next.dead_sessions.remove(&session);
                 let fired = next.net.expire_session(session);
-                self.wake(&mut next, &fired);
+                self.wake(&mut next, &fired, 0);
             }
             Action::Fault(fault) => {
                 let (served, fired) = fault.strike(&mut next);
                 self.applied(&mut next, fault.client, &served);
-                self.wake(&mut next, &fired);
+                self.wake(&mut next, &fired, 0);
                 self.befall(&mut next, fault.client, fault.kind.declaration().fate);
             }
         }
@@ -1251,7 +1288,7 @@ impl<R: Recipe> World<R> {
             .map(|server| ensemble.store(&state.net.store, server).zxid())
             .min()
             .unwrap_or(Zxid::MAX);
-        (state.history.wakes).retain(|(_, zxid, _)| *zxid > everywhere);
+        (state.history.wakes).retain(|wake| wake.zxid > everywhere);
     }
 }
 

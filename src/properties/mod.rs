@@ -324,18 +324,27 @@ fn herd<R: Recipe>(
     after: &WorldState<R::State, R::Log>,
 ) -> Vec<String> {
     let mut woke = woken_in_step(world, before, after);
-    let now = |path: &crate::store::Path, zxid| {
-        (after.history.wakes.iter()).find(|(p, z, _)| p == path && *z == zxid)
+    let kept = |wake: &crate::world::Wake| {
+        (after.history.wakes.iter()).any(|now| now.path == wake.path && now.zxid == wake.zxid)
     };
-    // The deletion's record after the step, or, once every server has
-    // applied it (and it is forgotten), before it.
+    // The herd's deletion as recorded after the step: it grew in this step
+    // to more than one woken, not all together; or, once every server had
+    // applied it (and it was forgotten), as it was before, with this
+    // step's.
+    let grown = |wake: &crate::world::Wake| {
+        !wake.together
+            && wake.woken.len() > 1
+            && !woke.is_empty()
+            && wake.woken.is_superset(&woke)
+            && !(before.history.wakes.iter()).any(|old| old == wake)
+    };
     let deletion = (after.history.wakes.iter())
-        .find(|(_, _, woken)| woken.len() > 1 && woken.is_superset(&woke))
-        .map(|(_, _, woken)| woken.clone())
+        .find(|wake| grown(wake))
+        .map(|wake| wake.woken.clone())
         .or_else(|| {
             (before.history.wakes.iter())
-                .filter(|(path, zxid, _)| now(path, *zxid).is_none())
-                .map(|(_, _, woken)| woken | &woke)
+                .filter(|wake| !kept(wake))
+                .map(|wake| &wake.woken | &woke)
                 .find(|woken| woken.len() > 1)
         });
     if let Some(all) = deletion {
