@@ -410,6 +410,30 @@ impl Normalizer {
 // The simulated ensemble: trace validation.
 // ---------------------------------------------------------------------------
 
+/// The fixed stale-read scenario: session 0 (on the leader) creates `x`,
+/// session 1 (on a follower) syncs and reads it; session 0 changes it
+/// (step 3), session 1 reads it (step 4: stale while its follower is held
+/// behind), syncs (step 5) and reads it again (step 6: fresh).
+pub fn stale_read_steps() -> Vec<Step> {
+    let x = || "x".to_string();
+    let step = |session, call| Step {
+        session,
+        action: Action::Op(call),
+    };
+    vec![
+        step(
+            0,
+            Call::Create(x(), Some(b"a".to_vec()), CreateMode::Persistent),
+        ),
+        step(1, Call::Sync(x())),
+        step(1, Call::GetData(x(), false)),
+        step(0, Call::SetData(x(), Some(b"bb".to_vec()), ANY_VERSION)),
+        step(1, Call::GetData(x(), false)),
+        step(1, Call::Sync(x())),
+        step(1, Call::GetData(x(), false)),
+    ]
+}
+
 /// Servers of the simulated ensemble; session slot `i` is connected to
 /// server `i` (0 is the leader).
 pub const ENSEMBLE_SERVERS: usize = SESSIONS;

@@ -929,25 +929,9 @@ async fn held_follower(base: u16, dir: &std::path::Path) -> Result<(), String> {
     let leader = if modes[1] == "leader" { 2 } else { 3 };
     let addresses = vec![server(leader), server(1), server(5 - leader)];
 
-    let x = || "x".to_string();
-    let step = |session, call| Step {
-        session,
-        action: Action::Op(call),
-    };
-    let steps = [
-        step(
-            0,
-            Call::Create(x(), Some(b"a".to_vec()), CreateMode::Persistent),
-        ),
-        step(1, Call::Sync(x())),
-        step(1, Call::GetData(x(), false)),
-        // Held from here: the leader commits with server 2 or 3 alone.
-        step(0, Call::SetData(x(), Some(b"bb".to_vec()), ANY_VERSION)),
-        step(1, Call::GetData(x(), false)),
-        // Released while the sync waits.
-        step(1, Call::Sync(x())),
-        step(1, Call::GetData(x(), false)),
-    ];
+    // Held from step 3 (the leader commits with server 2 or 3 alone),
+    // released while the sync of step 5 waits.
+    let steps = stale_read_steps();
     let run = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_millis());

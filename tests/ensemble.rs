@@ -323,21 +323,8 @@ fn one_server_serves_whatever_is_in_flight_and_keeps_no_log() {
 /// read before the write.
 #[test]
 fn trace_validation_allows_a_stale_read_until_a_sync() {
-    use zoocheck::conformance::{Action, Call, EnsembleRun, SimRun, Step, ROOT};
-    let step = |session, call| Step {
-        session,
-        action: Action::Op(call),
-    };
-    let x = || "x".to_string();
-    let steps = [
-        step(0, Call::Create(x(), Some(b"a".to_vec()), Persistent)),
-        step(1, Call::Sync(x())),
-        step(1, Call::GetData(x(), false)),
-        step(0, Call::SetData(x(), Some(b"bb".to_vec()), ANY_VERSION)),
-        step(1, Call::GetData(x(), false)),
-        step(1, Call::Sync(x())),
-        step(1, Call::GetData(x(), false)),
-    ];
+    use zoocheck::conformance::{stale_read_steps, EnsembleRun, SimRun, ROOT};
+    let steps = stale_read_steps();
     let fresh = SimRun::replay(&steps);
     let stale = fresh[2].clone();
     assert_ne!(fresh[4], stale, "the write changed what a fresh read shows");
