@@ -25,7 +25,7 @@
 //!
 //! With `ZOOCHECK_ENSEMBLE=HOST:PORT,HOST:PORT,HOST:PORT` (`scripts/zk-server
 //! ensemble` starts three servers) the same sequences run on a real ensemble,
-//! session slot `i` on the `i`th server with the leader first, and are
+//! their sessions on the followers ([`ON_FOLLOWERS`]), and are
 //! validated against the simulated ensemble ([`EnsembleRun`]): a real
 //! follower's pace cannot be chosen, so the model must have some schedule of
 //! follower applies that explains every observation. It ends with
@@ -674,7 +674,7 @@ async fn validate_sequence(
     tally: &mut Tally,
 ) -> Result<(), String> {
     let steps = Generator::new(seed).sequence(ops);
-    let mut model = EnsembleRun::new(ROOT);
+    let mut model = EnsembleRun::placed(ROOT, ON_FOLLOWERS);
     let mut one_server = SimRun::new(ROOT);
     let mut real = RealRun::new(addresses, RoundTrip::Read, root).await?;
     let mut prefix = Vec::new();
@@ -701,7 +701,10 @@ async fn validate_sequence(
 }
 
 async fn ensemble_suite(list: &str) -> Result<Tally, String> {
-    let addresses = leader_first(list)?;
+    let servers = leader_first(list)?;
+    let addresses: Vec<String> = (ON_FOLLOWERS.iter())
+        .map(|&server| servers[server].clone())
+        .collect();
     let sequences = common::env_number("ZOOCHECK_ENSEMBLE_SEQUENCES", 200)?;
     let ops = common::env_number("ZOOCHECK_ENSEMBLE_OPS", 40)? as usize;
     let first_seed = common::env_number("ZOOCHECK_ENSEMBLE_SEED", 1)?;
