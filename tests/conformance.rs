@@ -565,14 +565,20 @@ async fn check_sequence(
     Ok(found)
 }
 
+/// This run's number (its start in milliseconds), so that each sequence's
+/// root on a shared server is its own.
+fn run_id() -> u128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_millis())
+}
+
 async fn suite(address: &str) -> Result<(u64, u64, Vec<Mismatch>), String> {
     let sequences = common::env_number("ZOOCHECK_CONFORMANCE_SEQUENCES", 500)?;
     let ops = common::env_number("ZOOCHECK_CONFORMANCE_OPS", 40)? as usize;
     let first_seed = common::env_number("ZOOCHECK_CONFORMANCE_SEED", 1)?;
     // Each sequence gets a fresh root, unique to this run, on the shared server.
-    let run = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
+    let run = run_id();
     let mut mismatches = Vec::new();
     let mut operations = 0;
     for i in 0..sequences {
@@ -708,9 +714,7 @@ async fn ensemble_suite(list: &str) -> Result<Tally, String> {
     let sequences = common::env_number("ZOOCHECK_ENSEMBLE_SEQUENCES", 200)?;
     let ops = common::env_number("ZOOCHECK_ENSEMBLE_OPS", 40)? as usize;
     let first_seed = common::env_number("ZOOCHECK_ENSEMBLE_SEED", 1)?;
-    let run = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
+    let run = run_id();
     let mut tally = Tally::default();
     for i in 0..sequences {
         let seed = first_seed + i;
@@ -935,9 +939,7 @@ async fn held_follower(base: u16, dir: &std::path::Path) -> Result<(), String> {
     // Held from step 3 (the leader commits with server 2 or 3 alone),
     // released while the sync of step 5 waits.
     let steps = stale_read_steps();
-    let run = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_millis());
+    let run = run_id();
     let root = format!("/zoocheck-held-{run}");
     let mut real = RealRun::new(&addresses, RoundTrip::Read, &root).await?;
     let mut model = EnsembleRun::new(ROOT);
