@@ -263,7 +263,7 @@ fn start(mut net: Net, root: &str) -> (Net, Normalizer) {
         },
     );
     net.settle();
-    // On a follower, the reply waits until that follower applied it.
+    // The reply waits until session 0's server applied it.
     while net.wait(0).is_some() {
         net.apply(net.server(0));
         net.settle();
@@ -439,30 +439,30 @@ pub fn stale_read_steps() -> Vec<Step> {
     ]
 }
 
-/// Where the random sequences' sessions are, by server: on the followers
-/// only. The model's leader applies a write when it commits it, where a
-/// real leader may apply it only after a follower has answered the write
-/// (`Leader.tryToCommit` sends the commit before its own `CommitProcessor`
-/// applies it): a client on the real leader can then read the old value,
-/// or miss an event, after another client saw the write. CI's trace
-/// validation found both (seeds 103 and 165 of one run); until the model's
-/// leader applies late too, no validated session is on the leader, from
-/// where its late apply cannot be seen.
-pub const ON_FOLLOWERS: [usize; SESSIONS] = [1, 2, 1];
+/// Where the random sequences' sessions are, by server (0 is the leader):
+/// one on each server; two on one follower and one on the other; two on
+/// the leader and one on a follower. Sequence `seed` takes
+/// [`layout`]`(seed)`, so every run has each.
+pub const LAYOUTS: [[usize; SESSIONS]; 3] = [[0, 1, 2], [1, 2, 1], [0, 0, 1]];
+
+/// The layout of sequence `seed`'s sessions ([`LAYOUTS`]).
+pub fn layout(seed: u64) -> [usize; SESSIONS] {
+    LAYOUTS[(seed % LAYOUTS.len() as u64) as usize]
+}
 
 /// Servers of the simulated ensemble; session slot `i` is connected to
 /// server `i` (0 is the leader).
 pub const ENSEMBLE_SERVERS: usize = SESSIONS;
 
-/// How far behind the simulated followers may fall. A real follower's lag
+/// How far behind the simulated servers may fall. A real server's lag
 /// has no bound the model could know, so the bound is far above what a
 /// sequence commits.
 const ENSEMBLE_LAG: u64 = 1 << 20;
 
 /// A sequence on a simulated ensemble, checked against what a real one
-/// showed (trace validation). A real follower applies the leader's
-/// commits at a pace nobody chooses, so the model keeps every state it can
-/// be in after some schedule of follower applies that explains every
+/// showed (trace validation). Each real server, the leader too, applies
+/// the leader's commits at a pace nobody chooses, so the model keeps every
+/// state it can be in after some schedule of applies that explains every
 /// observation so far: [`EnsembleRun::explain`] narrows them step by step.
 ///
 /// An observation is the acting session's reply, and the watch events each
@@ -595,8 +595,8 @@ impl EnsembleRun {
         let mut kept: std::collections::HashSet<Net> = std::collections::HashSet::new();
         while let Some(state) = queue.pop_front() {
             let mut next = Vec::new();
-            // A follower applies the next committed transaction.
-            for server in 1..state.net.ensemble.servers() {
+            // A server applies the next committed transaction.
+            for server in 0..state.net.ensemble.servers() {
                 let mut moved = state.clone();
                 if moved.net.apply(server).is_some() {
                     next.push(moved);

@@ -207,7 +207,7 @@ impl Diagram {
                     over: store,
                     lines,
                 });
-                // A follower's client waiting for its write or sync hears
+                // An ensemble's client waiting for its write or sync hears
                 // nothing yet ([`Action::Apply`] draws the reply).
                 let answered = after.net.wait(c).is_none();
                 let reply = after.net.links[c].down.back().filter(|_| answered);
@@ -265,7 +265,7 @@ impl Diagram {
                         kind: ArrowKind::Event,
                         label: format!("{} {}", event.kind.name(), event.path),
                     })),
-                    // A follower answering the write or sync it has now
+                    // A server answering the write or sync it has now
                     // applied ([`Action::Apply`]).
                     ServerMessage::Reply { result, .. } => self.items.push(Item::Arrow(Arrow {
                         step,

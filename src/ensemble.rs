@@ -1,15 +1,20 @@
-//! An ensemble: a leader that orders every write, and followers that apply
-//! what it committed in zxid order, each at its own pace.
+//! An ensemble: a leader that orders every write, and servers that apply
+//! what it committed in zxid order, each at its own pace, the leader too.
 //!
-//! The [`crate::net::Net`]'s store is the leader's: every committed
-//! transaction is applied there when it commits, and a client connected to
-//! the leader sees one server, as on a standalone server. Each follower is
-//! a [`Store`] of its own (tree, sessions, and the watches of the clients
-//! connected to it) that has applied a prefix of the committed
-//! transactions; [`Ensemble::apply`] applies the next one. Applying the
+//! The [`crate::net::Net`]'s store is the leader's order: every write is
+//! applied there when the leader orders and commits it, which decides its
+//! result (the leader's `PrepRequestProcessor` checks a request against
+//! every change before it), and no client reads it. Each server, the leader
+//! included, serves its clients from a [`Replica`] of its own (tree,
+//! sessions, and the watches of the clients connected to it) that has
+//! applied a prefix of the committed transactions; [`Ensemble::apply`]
+//! applies the next one. The leader's replica is one like the others
+//! because a real leader applies a commit after it has sent it to the
+//! followers (`Leader.tryToCommit`, then its own `CommitProcessor`), so a
+//! follower may apply a transaction before the leader does. Applying the
 //! same requests in the same order to the same tree gives the same tree
-//! and the same results (the store is a pure value), so a follower that has
-//! applied `n` transactions holds the leader's tree as it was after `n`.
+//! and the same results (the store is a pure value), so a replica that has
+//! applied `n` transactions holds the order's tree as it was after `n`.
 //!
 //! What the rules come from is in `docs/zookeeper-semantics.md`
 //! ("An ensemble"). On one server ([`Ensemble::default`]) nothing here
@@ -23,11 +28,11 @@ use crate::store::{Notification, Op, SessionId, Store};
 /// Which server: 0 is the leader, `1..` the followers.
 pub type ServerId = usize;
 
-/// A committed transaction, as a follower applies it.
+/// A committed transaction, as a server applies it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Txn {
     /// A client's write (a failed one too: it is ordered and applied as
-    /// an error, changing nothing a follower keeps but its zxid).
+    /// an error, changing nothing a server keeps but its zxid).
     Request { session: SessionId, op: Op },
     /// `createSession`: a renewed or restarted client's new session.
     Open,
@@ -35,16 +40,16 @@ pub enum Txn {
     Expire(SessionId),
 }
 
-/// One follower: its copy of the tree and how many of the committed
-/// transactions it has applied.
+/// One server's copy of the tree, which its clients read, and how many of
+/// the committed transactions it has applied.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Follower {
+pub struct Replica {
     pub store: Store,
     pub applied: u64,
 }
 
-/// A write or `sync` of a session that its server, a follower, finishes
-/// once it has applied `until` transactions: the session's later requests
+/// A write or `sync` of a session that its server finishes once it has
+/// applied `until` transactions: the session's later requests
 /// wait behind it, on this connection or the next (the server queues
 /// requests by session, `CommitProcessor`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -56,7 +61,7 @@ pub struct Wait {
     pub sync: Option<Op>,
     /// The connection that sent it is still there to take the reply.
     pub answered: bool,
-    /// The follower that has it.
+    /// The server that has it.
     pub server: u8,
 }
 
@@ -72,49 +77,52 @@ pub struct Place {
     pub wait: Option<Wait>,
 }
 
-/// The followers, the committed transactions one of them has still to
-/// apply, and where each client stands. On one server every part is empty,
-/// so a state of one server carries nothing of it.
+/// The servers' replicas, the committed transactions one of them has
+/// still to apply, and where each client stands. On one server every part
+/// is empty, so a state of one server carries nothing of it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Ensemble {
-    /// Server `k`'s at `k - 1`.
-    followers: Vec<Follower>,
+    /// Server `k`'s at `k` (the leader's at 0).
+    replicas: Vec<Replica>,
     /// Client `i`'s at `i`; none on one server.
     pub places: Vec<Place>,
-    /// Transactions committed and not yet applied by every follower,
+    /// Transactions committed and not yet applied by every server,
     /// oldest first.
     log: VecDeque<Txn>,
     /// How many transactions were committed before `log`'s first.
     base: u64,
-    /// The most transactions a follower may be behind when the leader
+    /// The most transactions a server may be behind when the leader
     /// commits a client's write.
     lag: u64,
 }
 
-/// What a follower did when it applied a transaction.
+/// What a server did when it applied a transaction.
 pub struct Applied {
     /// The transaction's number (the first committed is 0).
     pub index: u64,
     /// The session whose request it was, and the result its server answers.
     pub request: Option<(SessionId, crate::store::OpResult)>,
-    /// The follower's zxid after it.
+    /// The server's zxid after it.
     pub zxid: crate::store::Zxid,
-    /// The follower's watches it fired.
+    /// The server's watches it fired.
     pub notifications: Vec<Notification>,
 }
 
 impl Ensemble {
-    /// `servers - 1` followers, each with a copy of `leader` (the tree and
+    /// `servers` servers, each with a replica of `order` (the tree and
     /// sessions before anything happens), that may fall `lag` transactions
     /// behind; client `i` of `clients` is connected to server `i` modulo
-    /// `servers`.
-    pub fn new(leader: &Store, servers: usize, lag: u64, clients: usize) -> Ensemble {
-        let follower = Follower {
-            store: leader.clone(),
+    /// `servers`. One server is [`Ensemble::default`].
+    pub fn new(order: &Store, servers: usize, lag: u64, clients: usize) -> Ensemble {
+        if servers < 2 {
+            return Ensemble::default();
+        }
+        let replica = Replica {
+            store: order.clone(),
             applied: 0,
         };
         Ensemble {
-            followers: vec![follower; servers.saturating_sub(1)],
+            replicas: vec![replica; servers],
             places: (0..clients)
                 .map(|client| Place {
                     server: (client % servers.max(1)) as u8,
@@ -129,7 +137,12 @@ impl Ensemble {
 
     /// How many servers: the leader and the followers.
     pub fn servers(&self) -> usize {
-        self.followers.len() + 1
+        self.replicas.len().max(1)
+    }
+
+    /// Whether there are several servers, each with its replica.
+    pub fn is_ensemble(&self) -> bool {
+        !self.replicas.is_empty()
     }
 
     /// The server client `client` is connected to: the leader on one server.
@@ -165,12 +178,12 @@ impl Ensemble {
         self.base + self.log.len() as u64
     }
 
-    /// How many transactions server `server` has applied.
+    /// How many transactions server `server` has applied (on one server,
+    /// everything: it keeps no log).
     pub fn applied(&self, server: ServerId) -> u64 {
-        match server {
-            0 => self.committed(),
-            _ => self.followers[server - 1].applied,
-        }
+        self.replicas
+            .get(server)
+            .map_or(self.committed(), |replica| replica.applied)
     }
 
     /// How many committed transactions server `server` has still to apply.
@@ -178,51 +191,60 @@ impl Ensemble {
         self.committed() - self.applied(server)
     }
 
-    /// Whether the leader may commit a client's write: no follower is
-    /// `lag` transactions behind.
+    /// Whether the leader may commit a client's write: no server is `lag`
+    /// transactions behind.
     pub fn may_commit(&self) -> bool {
-        (1..self.servers()).all(|server| self.behind(server) < self.lag)
+        let committed = self.committed();
+        (self.replicas.iter()).all(|replica| committed - replica.applied < self.lag)
     }
 
-    /// Server `server`'s store, `leader` for the leader.
-    pub fn store<'a>(&'a self, leader: &'a Store, server: ServerId) -> &'a Store {
-        match server {
-            0 => leader,
-            _ => &self.followers[server - 1].store,
-        }
+    /// The store server `server` serves its clients from: its replica, or
+    /// `order` on one server.
+    pub fn store<'a>(&'a self, order: &'a Store, server: ServerId) -> &'a Store {
+        self.replicas
+            .get(server)
+            .map_or(order, |replica| &replica.store)
     }
 
     /// Server `server`'s store, to serve a read or (re)connect a client.
-    pub fn store_mut<'a>(&'a mut self, leader: &'a mut Store, server: ServerId) -> &'a mut Store {
-        match server {
-            0 => leader,
-            _ => &mut self.followers[server - 1].store,
+    pub fn store_mut<'a>(&'a mut self, order: &'a mut Store, server: ServerId) -> &'a mut Store {
+        match self.replicas.get_mut(server) {
+            Some(replica) => &mut replica.store,
+            None => order,
         }
     }
 
-    /// The leader committed `txn` (and applied it): answers its number,
-    /// none on one server, which keeps nothing.
+    /// The leader committed `txn` (and applied it to its order): answers
+    /// its number, none on one server, which keeps nothing.
     pub fn commit(&mut self, txn: Txn) -> Option<u64> {
-        if self.followers.is_empty() {
+        if self.replicas.is_empty() {
             return None;
         }
         self.log.push_back(txn);
         Some(self.committed() - 1)
     }
 
-    /// The next transaction follower `server` applies, and its number.
+    /// Whether server `server` has still to apply a request of `session`
+    /// that the leader has committed.
+    pub fn owes(&self, server: ServerId, session: SessionId) -> bool {
+        let unapplied = (self.applied(server) - self.base) as usize;
+        (self.log.iter().skip(unapplied))
+            .any(|txn| matches!(txn, Txn::Request { session: owner, .. } if *owner == session))
+    }
+
+    /// The next transaction server `server` applies, and its number.
     pub fn next(&self, server: ServerId) -> Option<(u64, &Txn)> {
-        let applied = self.followers.get(server.checked_sub(1)?)?.applied;
+        let applied = self.replicas.get(server)?.applied;
         let txn = self.log.get(usize::try_from(applied - self.base).ok()?)?;
         Some((applied, txn))
     }
 
-    /// Follower `server` applies the next transaction, if it is behind.
+    /// Server `server` applies the next transaction, if it is behind.
     pub fn apply(&mut self, server: ServerId) -> Option<Applied> {
-        let follower = &mut self.followers[server.checked_sub(1)?];
-        let index = follower.applied;
+        let replica = self.replicas.get_mut(server)?;
+        let index = replica.applied;
         let txn = self.log.get(usize::try_from(index - self.base).ok()?)?;
-        let store = &mut follower.store;
+        let store = &mut replica.store;
         let (request, notifications) = crate::store::journal::unrecorded(|| match txn {
             Txn::Request { session, op } => {
                 let applied = store.apply(*session, op);
@@ -234,9 +256,9 @@ impl Ensemble {
             }
             Txn::Expire(session) => (None, store.expire(*session)),
         });
-        follower.applied += 1;
-        let zxid = follower.store.zxid();
-        let oldest = self.followers.iter().map(|f| f.applied).min();
+        replica.applied += 1;
+        let zxid = replica.store.zxid();
+        let oldest = self.replicas.iter().map(|replica| replica.applied).min();
         while oldest.is_some_and(|oldest| self.base < oldest) {
             self.log.pop_front();
             self.base += 1;

@@ -93,9 +93,8 @@ pub struct Situation {
     pub expire_anytime: bool,
     /// Servers in the ensemble (1: a standalone server).
     pub servers: u8,
-    /// Its server holds its requests in flight: behind a write or `sync`
-    /// of its session a follower has not finished, or until the follower
-    /// has applied its session's creation. Only on an ensemble.
+    /// Its server holds its requests in flight ([`crate::net::Net::held`]).
+    /// Only on an ensemble.
     pub held: bool,
 }
 
@@ -111,7 +110,7 @@ impl Situation {
             in_flight: link.up.len() as u8,
             expire_anytime,
             servers: state.net.ensemble.servers() as u8,
-            held: state.net.wait(client).is_some() || !state.net.knows_session(client),
+            held: state.net.held(client),
         }
     }
 

@@ -17,7 +17,7 @@
 //!   learns that its session expired;
 //! - [`Net::expire`]: the server expires a session;
 //! - [`Net::open_session`]: a client starts over with a new session;
-//! - [`Net::apply`]: a follower of an ensemble applies the next committed
+//! - [`Net::apply`]: a server of an ensemble applies the next committed
 //!   transaction ([`crate::ensemble`]), firing its clients' watches and
 //!   answering the write or `sync` its client waits on.
 //!
@@ -62,13 +62,14 @@ pub struct Served {
 /// client), so cloning a `Net` copies no queue.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Net {
-    /// The server's, or in an ensemble the leader's: every committed
-    /// transaction applied.
+    /// The server's, or in an ensemble the leader's order: every committed
+    /// transaction applied as it commits, which no client reads (each
+    /// server serves its clients from its replica in `ensemble`).
     pub store: Store,
     pub clients: Vec<Arc<Client>>,
     pub links: Vec<Arc<Link>>,
-    /// The followers and where each client stands among the servers;
-    /// empty on one server.
+    /// The servers' replicas and where each client stands among the
+    /// servers; empty on one server.
     pub ensemble: Ensemble,
 }
 
@@ -89,10 +90,10 @@ impl Net {
         net
     }
 
-    /// The server becomes the leader of `servers` servers whose followers
-    /// hold its tree and sessions as they are now and may fall `lag`
-    /// transactions behind; client `i` is connected to server `i` modulo
-    /// `servers`.
+    /// The server becomes the leader of `servers` servers, each of whose
+    /// replicas (the leader's own too) holds its tree and sessions as they
+    /// are now and may fall `lag` transactions behind; client `i` is
+    /// connected to server `i` modulo `servers`.
     pub fn form_ensemble(&mut self, servers: usize, lag: u64) {
         self.ensemble = Ensemble::new(&self.store, servers, lag, self.clients.len());
     }
@@ -102,8 +103,8 @@ impl Net {
         self.ensemble.server_of(id)
     }
 
-    /// Client `id`'s write or `sync` its server, a follower, has yet to
-    /// finish: its later requests wait behind it.
+    /// Client `id`'s write or `sync` its server has yet to finish: its
+    /// later requests wait behind it.
     pub fn wait(&self, id: ClientId) -> Option<&Wait> {
         self.ensemble.wait(id)
     }
@@ -114,16 +115,28 @@ impl Net {
     }
 
     /// Whether client `id`'s server would take its oldest request now: one
-    /// is there, none of its own waits before it, its server knows its
-    /// session, and a write finds no follower too far behind.
+    /// is there, its server does not hold it ([`Net::held`]), and a write
+    /// finds no server too far behind.
     pub fn can_serve(&self, id: ClientId) -> bool {
         let link = &self.links[id];
         let Some(request) = link.up.front() else {
             return false;
         };
-        self.wait(id).is_none()
-            && self.knows_session(id)
-            && (!request.op.is_write() || self.ensemble.may_commit())
+        !self.held(id) && (!request.op.is_write() || self.ensemble.may_commit())
+    }
+
+    /// Whether client `id`'s server holds its requests: behind its
+    /// session's write or `sync` that server has not finished, until the
+    /// server knows its session, and at the leader behind every write of
+    /// its session the leader has not applied, wherever the client sent it
+    /// (a follower passes every write on to the leader, whose
+    /// `CommitProcessor` queues a session's later requests behind it like
+    /// its own clients' ones). Never on one server.
+    pub fn held(&self, id: ClientId) -> bool {
+        let server = self.server(id);
+        self.wait(id).is_some()
+            || !self.knows_session(id)
+            || (server == 0 && self.ensemble.owes(0, self.session(id)))
     }
 
     /// Whether client `id`, disconnected, may reconnect to its server: the
@@ -189,37 +202,41 @@ impl Net {
         Some(self.handle(id, request))
     }
 
-    /// Client `id`'s server handles `request`: the leader applies a write
-    /// and commits it, a follower's client waits for its reply until the
-    /// follower has applied it; a read is answered from the client's
-    /// server's tree; a `sync` on a follower waits until the follower has
-    /// applied what the leader had committed. Answers what was applied
-    /// (for a read or a follower's `sync`, as its server answers it).
+    /// Client `id`'s server handles `request`: the leader orders a write
+    /// and commits it, and in an ensemble the client waits for its reply
+    /// until its server has applied it; a read is answered from the
+    /// client's server's tree; a `sync` on a follower waits until the
+    /// follower has applied what the leader had committed, and on the
+    /// leader is answered at once, from what the leader has applied (the
+    /// leader's `CommitProcessor` is built with `matchSyncs` false: a sync
+    /// waits for the session's own requests only, [`Net::held`]). Answers
+    /// what was applied (for a read or a `sync`, as its server answers it).
     fn handle(&mut self, id: ClientId, request: Request) -> Served {
         let session = self.session(id);
         let server = self.server(id);
-        let follower = server > 0;
         let (applied, wait) = if request.op.is_write() {
             let applied = self.store.apply(session, &request.op);
             let index = self.ensemble.commit(Txn::Request {
                 session,
                 op: request.op.clone(),
             });
-            (applied, index.filter(|_| follower).map(|index| index + 1))
+            (applied, index.map(|index| index + 1))
         } else {
+            let ensemble = self.ensemble.is_ensemble();
             let store = self.ensemble.store_mut(&mut self.store, server);
-            let applied = crate::store::journal::unrecorded_if(follower, || {
+            let applied = crate::store::journal::unrecorded_if(ensemble, || {
                 store.apply(session, &request.op)
             });
             let until = self.ensemble.committed();
-            let behind =
-                matches!(request.op, Op::Sync { .. }) && self.ensemble.applied(server) < until;
+            let behind = matches!(request.op, Op::Sync { .. })
+                && server > 0
+                && self.ensemble.applied(server) < until;
             (applied, behind.then_some(until))
         };
         self.route(&applied.notifications);
         match wait {
             Some(until) => {
-                let place = self.ensemble.place_mut(id).expect("a follower's client");
+                let place = self.ensemble.place_mut(id).expect("an ensemble's client");
                 place.wait = Some(Wait {
                     xid: request.xid,
                     until,
@@ -241,10 +258,10 @@ impl Net {
         }
     }
 
-    /// Follower `server` applies the next committed transaction, if it is
-    /// behind: it fires the watches its clients keep there, then answers
-    /// the write or `sync` of each of its clients that waited for it.
-    /// Answers the notifications it fired.
+    /// Server `server` of an ensemble applies the next committed
+    /// transaction, if it is behind: it fires the watches its clients keep
+    /// there, then answers the write or `sync` of each of its clients that
+    /// waited for it. Answers the notifications it fired.
     pub fn apply(&mut self, server: ServerId) -> Option<Vec<Notification>> {
         let applied = self.ensemble.apply(server)?;
         self.route(&applied.notifications);
@@ -304,7 +321,7 @@ impl Net {
 
     /// Serves and delivers everything in flight until nothing moves, clients in
     /// index order. Returns each client's deliveries. An ensemble's
-    /// followers apply nothing here ([`Net::apply`]).
+    /// servers apply nothing here ([`Net::apply`]).
     pub fn settle(&mut self) -> Vec<Vec<Delivery>> {
         let mut deliveries = vec![Vec::new(); self.clients.len()];
         loop {
@@ -335,9 +352,9 @@ impl Net {
         let session = self.session(id);
         let mut served = Vec::new();
         // The model holds a session's requests behind its write or `sync`
-        // a follower has not finished (one pending a session, where a real
-        // follower would forward later writes at once): they are not
-        // applied here.
+        // its server has not finished (one pending a session, where a real
+        // server would pass later writes on at once): they are not applied
+        // here.
         while served.len() < applied && self.can_serve_before_a_break(id) {
             let request = self.link_mut(id).up.pop_front().expect("a request");
             served.push(self.handle(id, request));
@@ -363,8 +380,7 @@ impl Net {
     /// [`Net::can_serve`], but for a leader's lag: a request in flight when
     /// the connection breaks has reached the server already.
     fn can_serve_before_a_break(&self, id: ClientId) -> bool {
-        let link = &self.links[id];
-        !link.up.is_empty() && self.wait(id).is_none() && self.knows_session(id)
+        !self.links[id].up.is_empty() && !self.held(id)
     }
 
     /// [`Net::break_connection`], noticed at once: the client sees
@@ -386,12 +402,13 @@ impl Net {
         // The leader tells whether the session lives; the client's server
         // takes its watches.
         let alive = self.store.is_alive(client.session());
+        let ensemble = self.ensemble.is_ensemble();
         let store = self.ensemble.store_mut(&mut self.store, server);
         let outcome = match alive {
-            true => crate::store::journal::unrecorded_if(server > 0, || {
+            true => crate::store::journal::unrecorded_if(ensemble, || {
                 store.reconnect(client.session(), &client.set_watches())
             }),
-            false if server > 0 => Err(crate::store::ErrorCode::SessionExpired),
+            false if ensemble => Err(crate::store::ErrorCode::SessionExpired),
             false => store.reconnect(client.session(), &client.set_watches()),
         };
         match outcome {
@@ -420,7 +437,8 @@ impl Net {
     }
 
     /// The server expires a session, whichever client had it (a crashed
-    /// process's, say). Answers the notifications the expiry fired.
+    /// process's, say). Answers the notifications the expiry fired: none
+    /// in an ensemble, whose servers fire them as each applies it.
     pub fn expire_session(&mut self, session: SessionId) -> Vec<Notification> {
         if !self.store.is_alive(session) {
             return Vec::new();

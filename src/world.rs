@@ -385,8 +385,8 @@ pub enum Action {
     /// The timeout of the client's pending call fires ([`Recipe::timeout`]).
     Timeout(ClientId),
     Fault(Fault),
-    /// Follower `server` of an ensemble applies the next transaction the
-    /// leader committed ([`crate::ensemble`]).
+    /// Server `server` of an ensemble (the leader too) applies the next
+    /// transaction the leader committed ([`crate::ensemble`]).
     Apply(usize),
 }
 
@@ -585,7 +585,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// The reductions a search of this world makes: none on an ensemble
-    /// yet, whose followers' trees, logs and connections neither the
+    /// yet, whose servers' trees, logs and connections neither the
     /// merged counters, nor renaming, nor the ample sets account for.
     fn reductions(&self) -> Reductions {
         match self.store.servers {
@@ -1103,7 +1103,7 @@ impl<R: Recipe> World<R> {
                 emit(Action::Serve(client))?;
             }
         }
-        for server in 1..state.net.ensemble.servers() {
+        for server in 0..state.net.ensemble.servers() {
             if state.net.ensemble.behind(server) > 0 {
                 emit(Action::Apply(server))?;
             }
@@ -1284,7 +1284,7 @@ impl<R: Recipe> World<R> {
             return;
         }
         let ensemble = &state.net.ensemble;
-        let everywhere = (1..ensemble.servers())
+        let everywhere = (0..ensemble.servers())
             .map(|server| ensemble.store(&state.net.store, server).zxid())
             .min()
             .unwrap_or(Zxid::MAX);

@@ -25,10 +25,11 @@
 //!
 //! With `ZOOCHECK_ENSEMBLE=HOST:PORT,HOST:PORT,HOST:PORT` (`scripts/zk-server
 //! ensemble` starts three servers) the same sequences run on a real ensemble,
-//! their sessions on the followers ([`ON_FOLLOWERS`]), and are
-//! validated against the simulated ensemble ([`EnsembleRun`]): a real
-//! follower's pace cannot be chosen, so the model must have some schedule of
-//! follower applies that explains every observation. It ends with
+//! their sessions spread over the servers by a layout the seed picks
+//! ([`layout`]: the leader's sessions too), and are validated against the
+//! simulated ensemble ([`EnsembleRun`]): a real server's pace cannot be
+//! chosen, so the model must have some schedule of applies that explains
+//! every observation. It ends with
 //! `conformance-ensemble: <N> sequences, <M> operations, <K> unexplained`.
 //! Knobs: `ZOOCHECK_ENSEMBLE_SEQUENCES` (default 200), `ZOOCHECK_ENSEMBLE_OPS`
 //! (default 40), `ZOOCHECK_ENSEMBLE_SEED` (default 1).
@@ -672,17 +673,24 @@ struct Tally {
     widest: usize,
 }
 
+/// Runs sequence `seed` on the real ensemble whose addresses are
+/// `servers` (the leader's first), its sessions where [`layout`] puts
+/// them, and validates each step against the model.
 async fn validate_sequence(
-    addresses: &[String],
+    servers: &[String],
     root: &str,
     seed: u64,
     ops: usize,
     tally: &mut Tally,
 ) -> Result<(), String> {
     let steps = Generator::new(seed).sequence(ops);
-    let mut model = EnsembleRun::placed(ROOT, ON_FOLLOWERS);
+    let layout = layout(seed);
+    let addresses: Vec<String> = (layout.iter())
+        .map(|&server| servers[server].clone())
+        .collect();
+    let mut model = EnsembleRun::placed(ROOT, layout);
     let mut one_server = SimRun::new(ROOT);
-    let mut real = RealRun::new(addresses, RoundTrip::Read, root).await?;
+    let mut real = RealRun::new(&addresses, RoundTrip::Read, root).await?;
     let mut prefix = Vec::new();
     for step in &steps {
         let seen = real.run(step).await?;
@@ -708,9 +716,6 @@ async fn validate_sequence(
 
 async fn ensemble_suite(list: &str) -> Result<Tally, String> {
     let servers = leader_first(list)?;
-    let addresses: Vec<String> = (ON_FOLLOWERS.iter())
-        .map(|&server| servers[server].clone())
-        .collect();
     let sequences = common::env_number("ZOOCHECK_ENSEMBLE_SEQUENCES", 200)?;
     let ops = common::env_number("ZOOCHECK_ENSEMBLE_OPS", 40)? as usize;
     let first_seed = common::env_number("ZOOCHECK_ENSEMBLE_SEED", 1)?;
@@ -719,7 +724,7 @@ async fn ensemble_suite(list: &str) -> Result<Tally, String> {
     for i in 0..sequences {
         let seed = first_seed + i;
         let root = format!("/zoocheck-ensemble-{run}-{seed}");
-        validate_sequence(&addresses, &root, seed, ops, &mut tally).await?;
+        validate_sequence(&servers, &root, seed, ops, &mut tally).await?;
     }
     Ok(tally)
 }

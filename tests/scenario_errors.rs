@@ -221,7 +221,7 @@ fn an_ensemble_needs_servers_in_range_and_a_lag_or_move_needs_an_ensemble() {
     );
     assert_eq!(
         error_of(&replaced("[expect]", "[store]\nlag = 2\n\n[expect]")),
-        "scenarios/lock/broken.toml: `store.lag`: 2, on one server; a lag is a follower's, so it needs servers of 2 or more"
+        "scenarios/lock/broken.toml: `store.lag`: 2, on one server; a lag is how far an ensemble's servers fall behind the leader's commits, so it needs servers of 2 or more"
     );
     assert_eq!(
         error_of(&replaced("[faults]\n", "[faults]\nmove = 1\n")),

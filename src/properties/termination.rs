@@ -58,7 +58,7 @@
 //! recipe's, and the unit tests and the scenarios without a loop check
 //! it on every step. The cycle search is there for what would break it
 //! (sessions renewed in one process, say) and is tested on graphs of its
-//! own; an ensemble's followers add to the zxid part (3 below) what they
+//! own; an ensemble's servers add to the zxid part (3 below) what they
 //! have applied. The check's search tells states apart
 //! by the 64-bit fingerprints of their classes ([`crate::reduce`]), on
 //! which the rank is constant, so no cycle hides among merged states; this
@@ -262,7 +262,7 @@ pub fn note(outcome: &Outcome) -> Option<String> {
 /// 1. the faults spent: only a fault raises them, and nothing lowers them;
 /// 2. the commands the applications have given: only `Invoke` raises them,
 ///    and only a fault (a restart) sets them back;
-/// 3. the server's zxid, plus the transactions an ensemble's followers
+/// 3. the server's zxid, plus the transactions an ensemble's servers
 ///    have applied: every write, failed or not, and every session expiry
 ///    take a zxid, every `Apply` one transaction, and neither goes back;
 /// 4. the xids the client libraries have handed out: every request takes
@@ -274,7 +274,7 @@ pub fn note(outcome: &Outcome) -> Option<String> {
 ///    connection its client has not noticed 2 (noticing it leaves a
 ///    disconnected client: 1), a disconnected client 1 (reconnecting: 0), a
 ///    paused process 1, a dead process's session the server has not
-///    expired 1, and a write or `sync` a follower has yet to finish 1. A step that lowers nothing here sends a request (4),
+///    expired 1, and a write or `sync` a server has yet to finish 1. A step that lowers nothing here sends a request (4),
 ///    writes (3) or gives a command (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rank(pub [u64; 5]);
@@ -302,7 +302,8 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
             .map(|process| u64::from(process.commands_given))
             .sum(),
         2 => {
-            let applied: u64 = (1..net.ensemble.servers())
+            // Each server's applies (none on one server, which keeps no log).
+            let applied: u64 = (0..net.ensemble.servers())
                 .map(|server| net.ensemble.applied(server))
                 .sum();
             u64::try_from(net.store.zxid()).unwrap_or(0) + applied

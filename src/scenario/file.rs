@@ -642,7 +642,7 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
             return Err(errors.at(
                 "store.lag",
                 format!(
-                    "{lag}, on one server; a lag is a follower's, so it needs servers of 2 or more"
+                    "{lag}, on one server; a lag is how far an ensemble's servers fall behind the leader's commits, so it needs servers of 2 or more"
                 ),
             ));
         }
@@ -657,7 +657,7 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
 /// The most servers an ensemble may have.
 const SERVERS_MAX: i64 = 5;
 
-/// The most transactions a follower may fall behind.
+/// The most transactions a server may fall behind.
 const LAG_MAX: i64 = 8;
 
 /// The starting tree: each node's parent is the root, the recipe's

@@ -30,7 +30,7 @@
 //! sequence_bits = 32
 //! child_order = "hashed"   # or "reversed"
 //! servers = 1           # above 1 an ensemble (`crate::ensemble`), with
-//! lag = 1               # followers at most this far behind a write's commit;
+//! lag = 1               # servers at most this far behind a write's commit;
 //!                       # the `move` fault then moves a connection
 //! [[store.node]]        # the tree before the clients start
 //! path = "/lock/c9-lock-0000000000"
@@ -347,7 +347,7 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     if scenario.store.servers > 1 {
         let _ = writeln!(
             out,
-            "ensemble: {} servers, client i on server i mod {}, a follower at most {} behind when a write commits",
+            "ensemble: {} servers, client i on server i mod {}, a server at most {} behind when a write commits",
             scenario.store.servers, scenario.store.servers, scenario.store.lag
         );
     }
