@@ -450,8 +450,8 @@ pub fn layout(seed: u64) -> [usize; SESSIONS] {
     LAYOUTS[(seed % LAYOUTS.len() as u64) as usize]
 }
 
-/// Servers of the simulated ensemble; session slot `i` is connected to
-/// server `i` (0 is the leader).
+/// Servers of the simulated ensemble (0 is the leader); where each
+/// session slot is connected is the sequence's [`layout`].
 pub const ENSEMBLE_SERVERS: usize = SESSIONS;
 
 /// How far behind the simulated servers may fall. A real server's lag

@@ -181,6 +181,7 @@ impl Ensemble {
     /// How many transactions server `server` has applied (on one server,
     /// everything: it keeps no log).
     pub fn applied(&self, server: ServerId) -> u64 {
+        debug_assert!(self.replicas.is_empty() || server < self.replicas.len());
         self.replicas
             .get(server)
             .map_or(self.committed(), |replica| replica.applied)
@@ -201,6 +202,7 @@ impl Ensemble {
     /// The store server `server` serves its clients from: its replica, or
     /// `order` on one server.
     pub fn store<'a>(&'a self, order: &'a Store, server: ServerId) -> &'a Store {
+        debug_assert!(self.replicas.is_empty() || server < self.replicas.len());
         self.replicas
             .get(server)
             .map_or(order, |replica| &replica.store)
@@ -208,6 +210,7 @@ impl Ensemble {
 
     /// Server `server`'s store, to serve a read or (re)connect a client.
     pub fn store_mut<'a>(&'a mut self, order: &'a mut Store, server: ServerId) -> &'a mut Store {
+        debug_assert!(self.replicas.is_empty() || server < self.replicas.len());
         match self.replicas.get_mut(server) {
             Some(replica) => &mut replica.store,
             None => order,

@@ -628,7 +628,7 @@ where
             clients: renaming
                 .moved(&net.clients, |client| Some(renaming.client_library(client)))?,
             links: renaming.moved(&net.links, |link| Some(renaming.link(link)))?,
-            // Its followers are one server's: none (an ensemble makes no
+            // Its replicas are one server's: none (an ensemble makes no
             // groups, World::classes); its places follow their clients.
             ensemble: net.ensemble.clone().placed(renaming.moved(
                 &net.ensemble.places,

@@ -226,10 +226,10 @@ impl Generator {
 enum RoundTrip {
     /// `sync`: on one server, nothing is in flight after it.
     Sync,
-    /// A read, which leaves a follower as far behind as it was (a `sync`
-    /// would bring it up to date), and only on a session with a watch
-    /// set: one with none has no event to wait for, and the time a round
-    /// trip takes would let its follower catch up before the next step.
+    /// A read, which leaves a server as far behind as it was (a `sync`
+    /// would bring a follower up to date), and only on a session with a
+    /// watch set: one with none has no event to wait for, and the time a
+    /// round trip takes would let its server catch up before the next step.
     Read,
 }
 

@@ -69,8 +69,8 @@ pub(super) fn note(entry: impl FnOnce() -> Entry) {
     });
 }
 
-/// Runs `run` with no [`record`] running: a follower's copy of a
-/// transaction the leader already wrote down ([`crate::ensemble`]).
+/// Runs `run` with no [`record`] running: a server's replica of a
+/// transaction the leader's order already wrote down ([`crate::ensemble`]).
 pub(crate) fn unrecorded<T>(run: impl FnOnce() -> T) -> T {
     let outer = JOURNAL.with(|journal| journal.borrow_mut().take());
     let value = run();

@@ -42,8 +42,8 @@ pub struct StoreConfig {
     /// Servers in the ensemble: 1, a standalone server, or a leader and
     /// `servers - 1` followers ([`crate::ensemble`]).
     pub servers: u8,
-    /// The most transactions a follower may be behind when the leader
-    /// commits a client's write.
+    /// The most transactions a server (the leader too) may be behind when
+    /// the leader commits a client's write.
     pub lag: u8,
 }
 
