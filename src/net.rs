@@ -133,10 +133,9 @@ impl Net {
     /// `CommitProcessor` queues a session's later requests behind it like
     /// its own clients' ones). Never on one server.
     pub fn held(&self, id: ClientId) -> bool {
-        let server = self.server(id);
         self.wait(id).is_some()
             || !self.knows_session(id)
-            || (server == 0 && self.ensemble.owes(0, self.session(id)))
+            || (self.server(id) == 0 && self.ensemble.owes(0, self.session(id)))
     }
 
     /// Whether client `id`, disconnected, may reconnect to its server: the

@@ -141,6 +141,21 @@ fn the_leader_may_apply_a_commit_after_a_follower_has_answered_it() {
     assert_eq!(read(&mut net, A), ["W:NodeCreated:/y", "exists"]);
 }
 
+/// B, on follower 1, has its create of `path` applied there and its reply
+/// lost with its connection; B never saw the create's zxid, so the leader,
+/// which has not applied it, takes B's next connection.
+fn lose_a_create_and_move_to_the_leader(net: &mut Net, path: &str) {
+    assert_eq!(net.server(B), 1);
+    net.submit(B, create(path, Persistent));
+    net.break_connection(B, 1);
+    net.apply(1);
+    read(net, B);
+    net.move_client(B, 2);
+    assert_eq!(net.server(B), 0);
+    assert!(net.can_reconnect(B));
+    net.reconnect(B);
+}
+
 #[test]
 fn the_leader_answers_a_sync_at_once_and_holds_a_session_behind_its_unapplied_writes() {
     let mut net = ensemble(3);
@@ -156,17 +171,7 @@ fn the_leader_answers_a_sync_at_once_and_holds_a_session_behind_its_unapplied_wr
     serve(&mut net, A, exists("/b", false));
     assert_eq!(read(&mut net, A), ["exists"]);
 
-    // B's next create's reply is lost with its connection after its
-    // follower applied it; B never saw its zxid, so the leader, which has
-    // not applied it, takes B's next connection.
-    net.submit(B, create("/c", Persistent));
-    net.break_connection(B, 1);
-    net.apply(1);
-    read(&mut net, B);
-    net.move_client(B, 2);
-    assert_eq!(net.server(B), 0);
-    assert!(net.can_reconnect(B));
-    net.reconnect(B);
+    lose_a_create_and_move_to_the_leader(&mut net, "/c");
     // Every write reaches the leader's CommitProcessor, which holds B's
     // session's requests there until the leader has applied the create.
     net.submit(B, exists("/c", false));
@@ -186,13 +191,13 @@ fn the_leader_takes_nothing_of_a_held_session_when_its_connection_breaks() {
     write(&mut net, A, create("/a", Persistent));
     net.apply(1);
     net.apply(2);
-    assert_eq!(net.ensemble.behind(0) + net.ensemble.behind(1), 0);
-    net.submit(B, create("/c", Persistent));
-    net.break_connection(B, 1);
-    net.apply(1);
-    read(&mut net, B);
-    net.move_client(B, 2);
-    net.reconnect(B);
+    assert_eq!(
+        (0..3)
+            .map(|server| net.ensemble.behind(server))
+            .sum::<u64>(),
+        0
+    );
+    lose_a_create_and_move_to_the_leader(&mut net, "/c");
     assert!(net.held(B), "the leader has not applied B's create");
     // The requests in flight when this connection breaks never reach the
     // leader's replica: the leader holds them behind the create.
