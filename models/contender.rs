@@ -486,6 +486,7 @@ impl Contender {
                 state.phase = Phase::Held;
                 out.observe(Observation::Acquired {
                     token: self.token(state).expect("our node is sequential"),
+                    node: mine,
                     role: state.role,
                 });
             }

@@ -109,7 +109,9 @@ use crate::client::SessionEvent;
 use crate::faults::FaultBudget;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
-use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
+use crate::store::{
+    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Store, ANY_VERSION,
+};
 use crate::world::{Run, Status, World, WorldState};
 
 /// The barrier node, `b`.
@@ -647,8 +649,8 @@ impl Recipe for DoubleBarrier {
 
     /// The last process node's deletion releases every waiter at once: the
     /// seed's "except for the last node, which wakes up everyone".
-    fn released_together(&self, _state: &State, children: &[Arc<str>]) -> bool {
-        !children.iter().any(|name| is_process_node(name))
+    fn released_together(&self, _state: &State, tree: &Store) -> bool {
+        !(tree.children(&self.dir).iter()).any(|name| is_process_node(name))
     }
 
     /// A process node created is a process entered, whether or not its

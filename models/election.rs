@@ -465,17 +465,22 @@ impl Catalogued for Election {
 }
 
 /// The live election nodes (owned by a session the server has not ended),
-/// smallest sequence number first, with their owners.
-fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
+/// smallest first, with their owners. The smallest is the one the server
+/// created first ([`crate::store::Sequence::order`]): the smallest sequence
+/// number until the counter wraps, and the rightful leader after it too,
+/// whatever the names say. Read from the server's own record of each node,
+/// never from its name.
+fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(u64, Arc<str>, i64)> {
     let store = &state.net.store;
     let dir = world.directory();
-    let mut nodes: Vec<(Token, Arc<str>, i64)> = store
+    let mut nodes: Vec<(u64, Arc<str>, i64)> = store
         .children(dir)
         .into_iter()
         .filter_map(|name| {
-            let sequence = sequence(&name)?;
-            let owner = store.stat(&dir.child(&name))?.ephemeral_owner;
-            store.is_alive(owner).then_some((sequence, name, owner))
+            let node = dir.child(&name);
+            let order = store.creation_order(&node)?;
+            let owner = store.stat(&node)?.ephemeral_owner;
+            store.is_alive(owner).then_some((order, name, owner))
         })
         .collect();
     nodes.sort();

@@ -9,8 +9,9 @@
 //! 1. Join ([`Command::Join`]): create the ephemeral node `/group/<guid>`
 //!    ([`Incarnation::guid`]). After CONNECTIONLOSS it creates again; a
 //!    NODEEXISTS is its own node (the name is its process's GUID). The
-//!    server's applying the create is the fact [`Joined`]
-//!    ([`Recipe::served`]), whether or not the member hears back.
+//!    server's applying the create is the fact [`Created`]
+//!    ([`Recipe::served`]), whether or not the member hears back; the
+//!    world keeps each node the server created, and by whom ([`Group`]).
 //! 2. Once its node is confirmed, list the group with a watch
 //!    (`getChildren`), and keep the names as its view.
 //! 3. On every `NodeChildrenChanged`, list again with a watch: a watch is
@@ -51,6 +52,7 @@ use super::joined::{Joined, Joins};
 use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
+use crate::recipe::{ClientId, Log, Witness};
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
 use crate::world::{Run, World, WorldState};
@@ -123,25 +125,6 @@ pub fn view_of(names: &[Arc<str>]) -> Vec<Arc<str>> {
     view
 }
 
-/// The process a member's node name stands for: `c1`, `c1r2`, or `c1s1` (a
-/// renewed session of `c1`).
-pub fn process_of(name: &str) -> Option<Incarnation> {
-    let process = match name.split_once('s') {
-        Some((process, renewals)) => {
-            let count: u8 = renewals.parse().ok()?;
-            (count > 0 && count.to_string() == renewals).then_some(process)?
-        }
-        None => name,
-    };
-    let rest = process.strip_prefix('c')?;
-    let (client, restarts) = match rest.split_once('r') {
-        Some((client, restarts)) => (client.parse().ok()?, restarts.parse().ok()?),
-        None => (rest.parse().ok()?, 0),
-    };
-    let me = Incarnation { client, restarts };
-    (me.guid() == process).then_some(me)
-}
-
 /// The name of a member's node: its process's GUID, and after a renewal the
 /// session's too (`c0s1`), but for `process_guid`.
 pub fn node_name(variant: Variant, me: Incarnation, state: &State) -> String {
@@ -186,7 +169,7 @@ impl Membership {
         }
     }
 
-    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects<Joined>) {
+    fn on_reply(&self, state: &mut State, op: Op, result: OpResult, out: &mut Effects<Created>) {
         match (&op, result) {
             (_, Err(ErrorCode::SessionExpired)) => self.end(state),
             (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
@@ -220,8 +203,8 @@ impl Membership {
 impl Recipe for Membership {
     type State = State;
     type Command = Command;
-    type Fact = Joined;
-    type Log = Joins;
+    type Fact = Created;
+    type Log = Group;
 
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
@@ -250,7 +233,7 @@ impl Recipe for Membership {
         me: Incarnation,
         state: &mut State,
         input: Input<Command>,
-        out: &mut Effects<Joined>,
+        out: &mut Effects<Created>,
     ) {
         match input {
             Input::Command(Command::Join) if state.phase == Phase::Idle => {
@@ -309,9 +292,11 @@ impl Recipe for Membership {
     }
 
     /// The server created a member's node: it joined.
-    fn served(&self, op: &Op, result: &OpResult) -> Option<Joined> {
+    fn served(&self, op: &Op, result: &OpResult) -> Option<Created> {
         match (op, result) {
-            (Op::Create { path, .. }, Ok(_)) if path.is_child_of(&self.group) => Some(Joined),
+            (Op::Create { path, .. }, Ok(_)) if path.is_child_of(&self.group) => Some(Created {
+                name: Arc::from(path.name()),
+            }),
             _ => None,
         }
     }
@@ -373,24 +358,74 @@ impl Catalogued for Membership {
     }
 }
 
-type Check = WorldState<State, Joins>;
+type Check = WorldState<State, Group>;
+
+/// The server created the member node `name` in the group, whether or not
+/// its member heard back. A server fact: only [`Recipe::served`] reports it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Created {
+    pub name: Arc<str>,
+}
+
+/// What the server did to the group: which processes had a node created
+/// ([`Joins`]), and every member node it created, by name, with the client
+/// whose process it created it for, sorted. The properties read who joined
+/// from here, never from the names in a view.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Group {
+    pub joins: Joins,
+    pub created: Vec<(Arc<str>, ClientId)>,
+}
+
+/// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
+impl crate::symmetry::Symmetric for Group {}
+
+impl Group {
+    /// The client the server created the node `name` for, if it created one.
+    pub fn creator(&self, name: &str) -> Option<ClientId> {
+        let at = (self.created)
+            .binary_search_by(|(known, _)| (**known).cmp(name))
+            .ok()?;
+        Some(self.created[at].1)
+    }
+}
+
+impl Log for Group {
+    type Fact = Created;
+
+    fn new(clients: usize) -> Group {
+        Group {
+            joins: Joins::new(clients),
+            created: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, fact: &Created, at: Witness<'_>) {
+        self.joins.record(&Joined, at);
+        if let Err(place) = (self.created).binary_search_by(|(known, _)| known.cmp(&fact.name)) {
+            self.created
+                .insert(place, (fact.name.clone(), at.process.client));
+        }
+    }
+
+    fn tell_served(&self, before: &Group) -> String {
+        self.joins.tell_served(&before.joins)
+    }
+}
 
 /// A live member: its process runs, its session is alive, and the server
 /// created its node (it joined).
 pub fn live_member(world: &World<Membership>, state: &Check, client: usize) -> bool {
     let me = world.incarnation(state, client);
-    state.is_live(client) && state.history.log.has(me)
+    state.is_live(client) && state.history.log.joins.has(me)
 }
 
-/// No member's view lists a process that never joined (whose node the server
-/// never created).
+/// No member's view lists a node the server never created: a member that
+/// never joined, or not under that name (a renewed session's, before its
+/// create was applied).
 pub fn views_list_only_joined(_: &World<Membership>, state: &Check) -> bool {
-    state.processes.iter().all(|process| {
-        process
-            .recipe
-            .view
-            .iter()
-            .all(|name| process_of(name).is_some_and(|member| state.history.log.has(member)))
+    (state.processes.iter()).all(|process| {
+        (process.recipe.view.iter()).all(|name| state.history.log.creator(name).is_some())
     })
 }
 
@@ -436,12 +471,13 @@ fn own_name(world: &World<Membership>, state: &Check, client: usize) -> String {
 /// those who joined).
 pub fn member_sees_another(world: &World<Membership>, state: &Check) -> bool {
     (0..world.clients()).any(|client| {
-        let me = own_name(world, state, client);
-        state.processes[client]
-            .recipe
-            .view
-            .iter()
-            .any(|name| **name != *me)
+        (state.processes[client].recipe.view.iter()).any(|name| {
+            state
+                .history
+                .log
+                .creator(name)
+                .is_some_and(|creator| creator != client)
+        })
     })
 }
 
@@ -454,36 +490,6 @@ pub fn view_dropped_a_member(_: &World<Membership>, state: &Check) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn node_names_read_back_as_their_process() {
-        for client in 0..4 {
-            for restarts in 0..4 {
-                let me = Incarnation { client, restarts };
-                assert_eq!(process_of(&me.guid()), Some(me));
-            }
-        }
-        let renewed = Incarnation {
-            client: 1,
-            restarts: 2,
-        };
-        assert_eq!(process_of("c1r2s3"), Some(renewed));
-        for stranger in [
-            "",
-            "c",
-            "x1",
-            "c1r",
-            "c01",
-            "c1r0",
-            "n_0000000001",
-            "c1s",
-            "c1s0",
-            "c1s01",
-            "s1",
-        ] {
-            assert_eq!(process_of(stranger), None, "{stranger}");
-        }
-    }
 
     #[test]
     fn a_view_is_sorted_whatever_the_servers_order() {
@@ -505,13 +511,12 @@ fn violation(
     match property {
         "views_list_only_joined" if !views_list_only_joined(world, state) => {
             let (c, name) = (0..world.clients()).find_map(|c| {
-                let never = state.processes[c].recipe.view.iter().find(|name| {
-                    !process_of(name).is_some_and(|member| state.history.log.has(member))
-                })?;
+                let never = (state.processes[c].recipe.view.iter())
+                    .find(|name| state.history.log.creator(name).is_none())?;
                 Some((c, never.clone()))
             })?;
             Some(format!(
-                "c{c}'s view {} lists {name}, a process that never joined",
+                "c{c}'s view {} lists {name}, a node the server never created",
                 list(&state.processes[c].recipe.view)
             ))
         }

@@ -158,15 +158,6 @@ impl Recipe for PriorityQueue {
     }
 }
 
-/// Whether the node named `name` is to be taken before `than`: its priority
-/// is higher (a lower number).
-fn outranks(name: &str, than: &str) -> bool {
-    match (queue::key(name), queue::key(than)) {
-        (Some((theirs, _)), Some((ours, _))) => theirs < ours,
-        _ => false,
-    }
-}
-
 /// What a consumer was told of the queue, as the world delivered it: the
 /// latest listing it read, and whether a watch event told it the queue
 /// changed since. Kept by the log, not the recipe, so that a consumer's
@@ -189,6 +180,12 @@ pub struct PriorityLog {
     /// event had told it the queue changed since that listing
     /// ([`Fact::Chose`]).
     pub inverted: bool,
+    /// A consumer chose an item ahead of an item of lower priority in its
+    /// latest listing that the server created before it and still queues:
+    /// the priority mattered. Judged by the server's create order
+    /// ([`crate::store::Store::creation_order`]), never by the numbers in
+    /// the names, which wrap.
+    pub jumped: bool,
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
@@ -208,6 +205,7 @@ impl Log for PriorityLog {
             queue: QueueLog::default(),
             knowledge: vec![Knowledge::default(); clients],
             inverted: false,
+            jumped: false,
         }
     }
 
@@ -217,12 +215,18 @@ impl Log for PriorityLog {
         };
         let knew = &self.knowledge[at.process.client];
         let (store, dir) = (at.store, at.directory);
-        let outranks = |name: &Arc<str>| outranks(name, node);
+        let outranks = |name: &Arc<str>| queue::outranks(name, node);
         self.inverted |= knew
             .listing
             .iter()
             .any(|name| outranks(name) && store.exists(&dir.child(name)))
             || (knew.told_of_change && store.children(dir).iter().any(outranks));
+        let created = |name: &str| store.creation_order(&dir.child(name));
+        if let Some(mine) = created(node) {
+            self.jumped |= (knew.listing.iter()).any(|name| {
+                queue::outranks(node, name) && created(name).is_some_and(|theirs| theirs < mine)
+            });
+        }
     }
 
     fn learn<C>(&mut self, client: ClientId, input: &Input<C>, directory: &Path) {
@@ -364,10 +368,11 @@ pub fn highest_priority_first(
     !state.history.log.inverted
 }
 
-/// A take went ahead of an older item of lower priority in its listing: the
-/// priority mattered (the partner of highest priority first).
+/// A consumer chose an item ahead of an older item of lower priority in its
+/// listing, still queued: the priority mattered (the partner of highest
+/// priority first, judged at the same moment, [`PriorityLog::jumped`]).
 pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State, PriorityLog>) -> bool {
-    state.processes.iter().any(|process| process.recipe.jumped)
+    state.history.log.jumped
 }
 
 /// The priority queue's own property broken, in words, then the queue's

@@ -275,9 +275,6 @@ pub struct State {
     /// The priority queue: the latest listing read, in order, whether or not
     /// it is the one served.
     pub listing: Vec<Arc<str>>,
-    /// The priority queue: some take took an item ahead of an older one of
-    /// lower priority in its listing.
-    pub jumped: bool,
     /// The put and the take the session's end interrupted, which the
     /// application makes again once its library renewed the session.
     pub interrupted: (Put, Take),
@@ -299,7 +296,6 @@ impl State {
             take: Take::Idle,
             batch: Vec::new(),
             listing: Vec::new(),
-            jumped: false,
             interrupted: (Put::Idle, Take::Idle),
             quit: false,
         }
@@ -366,8 +362,8 @@ pub struct Queue {
     /// Take the lowest first (step 3), or in listing order.
     pub sorted: bool,
     pub on_change: OnChange,
-    /// Keep the latest listing and what each take passed over (the priority
-    /// queue's property reads them).
+    /// Keep the latest listing and tell the world each node chosen
+    /// ([`Fact::Chose`], which the priority queue's properties judge).
     pub record_listing: bool,
     /// Make the calls a lost session interrupted again in the renewed one.
     pub resumes: bool,
@@ -540,13 +536,9 @@ impl Queue {
         }
     }
 
-    /// The take took `node` carrying `item`: hand it over, and record what
-    /// the latest listing held ahead of it.
-    fn took(&self, state: &mut State, node: &str, item: Item, out: &mut Effects<Fact>) {
+    /// The take took the node carrying `item`: hand it over.
+    fn took(&self, state: &mut State, item: Item, out: &mut Effects<Fact>) {
         out.fact(Fact::Consumed { item });
-        if self.record_listing {
-            state.jumped |= jumped(&state.listing, node);
-        }
         state.takes += 1;
         state.take = Take::Idle;
     }
@@ -557,12 +549,11 @@ impl Queue {
         &self,
         me: Incarnation,
         state: &mut State,
-        node: &str,
         item: Item,
         out: &mut Effects<Fact>,
     ) {
         let receipt = self.receipt(me, state.takes);
-        self.took(state, node, item, out);
+        self.took(state, item, out);
         state.take = Take::CleaningUp;
         out.send(self.clean_up(receipt));
     }
@@ -710,9 +701,7 @@ impl Queue {
             // Step 4: someone else took it.
             (Take::Reading(_), Op::GetData { .. }, Err(ErrorCode::NoNode)) => self.next(state, out),
             (Take::Reading(_), Op::GetData { .. }, Err(ErrorCode::ConnectionLoss)) => out.send(op),
-            (Take::Deleting(node, item), Op::Delete { .. }, Ok(_)) => {
-                self.took(state, &node, item, out)
-            }
+            (Take::Deleting(_, item), Op::Delete { .. }, Ok(_)) => self.took(state, item, out),
             // Step 4, and, after a lost reply, the seeds' reading of a NONODE
             // that our own first delete may have caused.
             (Take::Deleting(..), Op::Delete { .. }, Err(ErrorCode::NoNode)) => {
@@ -720,10 +709,10 @@ impl Queue {
             }
             (Take::Deleting(..), Op::Delete { .. }, Err(ErrorCode::ConnectionLoss)) => out.send(op),
             (
-                Take::Deleting(node, item),
+                Take::Deleting(_, item),
                 Op::Multi(_),
                 Ok(Response::Multi(MultiOutcome::Committed(_))),
-            ) => self.took_with_receipt(me, state, &node, item, out),
+            ) => self.took_with_receipt(me, state, item, out),
             // The item was gone (step 4).
             (
                 Take::Deleting(..),
@@ -733,8 +722,8 @@ impl Queue {
             (Take::Deleting(node, item), Op::Multi(_), Err(ErrorCode::ConnectionLoss)) => {
                 self.check_receipt(me, state, node, item, out)
             }
-            (Take::Checking(node, item), Op::Exists { .. }, Ok(Response::Exists(Some(_)))) => {
-                self.took_with_receipt(me, state, &node, item, out)
+            (Take::Checking(_, item), Op::Exists { .. }, Ok(Response::Exists(Some(_)))) => {
+                self.took_with_receipt(me, state, item, out)
             }
             // The take's transaction was not applied: try it again.
             (Take::Checking(node, item), Op::Exists { .. }, Ok(Response::Exists(None))) => {
@@ -1104,6 +1093,17 @@ pub fn order(children: &[Arc<str>], sorted: bool) -> Vec<Arc<str>> {
     items
 }
 
+/// Whether the item node named `name` is to be taken before `than`: the
+/// priority its producer gave it is higher (a lower number). Read from the
+/// names, where the producer put the priorities; the server's numbers play
+/// no part.
+pub fn outranks(name: &str, than: &str) -> bool {
+    match (key(name), key(than)) {
+        (Some((theirs, _)), Some((ours, _))) => theirs < ours,
+        _ => false,
+    }
+}
+
 /// The names of `listing` with a higher priority (a lower number) than
 /// `taken`: those a take of `taken` passes over.
 pub fn passed_over(listing: &[Arc<str>], taken: &str) -> Vec<Arc<str>> {
@@ -1115,17 +1115,6 @@ pub fn passed_over(listing: &[Arc<str>], taken: &str) -> Vec<Arc<str>> {
         .filter(|name| key(name).is_some_and(|(theirs, _)| theirs < priority))
         .cloned()
         .collect()
-}
-
-/// Whether `listing` held an older item of lower priority than `taken`: the
-/// take went ahead of it, as only a priority queue does.
-pub fn jumped(listing: &[Arc<str>], taken: &str) -> bool {
-    let Some((priority, sequence)) = key(taken) else {
-        return false;
-    };
-    listing
-        .iter()
-        .any(|name| key(name).is_some_and(|(theirs, older)| theirs > priority && older < sequence))
 }
 
 // ---------------------------------------------------------------------------
@@ -1284,7 +1273,7 @@ mod tests {
     }
 
     #[test]
-    fn passed_over_and_jumped_compare_priorities() {
+    fn passed_over_compares_priorities() {
         let listing = names(&[
             "queue-00-0000000004",
             "queue-01-0000000000",
@@ -1295,11 +1284,8 @@ mod tests {
             names(&["queue-00-0000000004"])
         );
         assert!(passed_over(&listing, "queue-00-0000000004").is_empty());
-        assert!(jumped(&listing, "queue-00-0000000004"));
-        assert!(!jumped(&listing, "queue-01-0000000002"));
         let fifo = names(&["queue-0000000000", "queue-0000000001"]);
         assert!(passed_over(&fifo, "queue-0000000001").is_empty());
-        assert!(!jumped(&fifo, "queue-0000000001"));
     }
 }
 

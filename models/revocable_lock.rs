@@ -57,7 +57,7 @@ use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
 use crate::store::{
-    data, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
+    data, ErrorCode, EventType, Op, OpResult, Path, Response, Store, WatchEvent, ANY_VERSION,
 };
 use crate::world::{Run, Status, World, WorldState};
 
@@ -447,8 +447,8 @@ impl Recipe for RevocableLock {
         self.contender().claims(&state.lock, name)
     }
 
-    fn released_together(&self, state: &State, children: &[Arc<str>]) -> bool {
-        self.lock.released_together(&state.lock, children)
+    fn released_together(&self, state: &State, tree: &Store) -> bool {
+        self.lock.released_together(&state.lock, tree)
     }
 }
 

@@ -570,6 +570,7 @@ impl Semaphore {
         state.phase = Phase::Held;
         out.observe(Observation::Acquired {
             token: self.token(state).expect("a lease node is sequential"),
+            node: state.node.clone().expect("a holder has its lease node"),
             role: Role::Lease,
         });
         if self.is_locked() {

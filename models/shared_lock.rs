@@ -47,7 +47,7 @@ pub use super::contender::{Decision, Phase, State};
 use crate::catalogue::{Catalogued, Docs, NoParams};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::store::Path;
+use crate::store::{Path, Store};
 use crate::world::World;
 
 /// The shared lock's variants.
@@ -176,13 +176,22 @@ impl Recipe for SharedLock {
     /// A waiting reader whose node no `write-` node precedes any more: the
     /// deletion released it, with every other such reader. Judged by the
     /// reference rule whatever the variant, since the question is whether it
-    /// may go, not whether it knows.
-    fn released_together(&self, state: &State, children: &[Arc<str>]) -> bool {
-        state.role == Role::Read
-            && state
-                .node
-                .as_deref()
-                .is_some_and(|node| decide(children, node) == Decision::Holds)
+    /// may go, not whether it knows, and by the order the server created the
+    /// nodes in, not by the numbers in their names, which wrap.
+    fn released_together(&self, state: &State, tree: &Store) -> bool {
+        let dir = self.directory();
+        let Some(mine) = state.node.as_deref().filter(|_| state.role == Role::Read) else {
+            return false;
+        };
+        let Some(mine) = tree.creation_order(&dir.child(mine)) else {
+            return false;
+        };
+        !(tree.children(dir).iter()).any(|name| {
+            matches!(parse(name), Some((Role::Write, _)))
+                && tree
+                    .creation_order(&dir.child(name))
+                    .is_some_and(|order| order < mine)
+        })
     }
 }
 

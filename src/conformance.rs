@@ -208,8 +208,9 @@ impl Normalizer {
     pub fn path(&self, path: &str) -> String {
         match path.strip_prefix(&self.root) {
             Some("") => ".".into(),
-            Some(rest) => rest.trim_start_matches('/').into(),
-            None => format!("(outside) {path}"),
+            // `/zoocheck-R-12/a` is outside the root `/zoocheck-R-1`.
+            Some(rest) if rest.starts_with('/') => rest.trim_start_matches('/').into(),
+            _ => format!("(outside) {path}"),
         }
     }
 
@@ -766,4 +767,23 @@ pub fn unit_test(seed: u64, steps: &[Step], real: &Seen) -> String {
     );
     let _ = writeln!(out, "}}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_under_the_root_only_past_a_slash() {
+        let norm = Normalizer {
+            root: "/zoocheck-R-1".into(),
+            base_zxid: 0,
+            owners: BTreeMap::new(),
+        };
+        assert_eq!(norm.path("/zoocheck-R-1"), ".");
+        assert_eq!(norm.path("/zoocheck-R-1/a/b"), "a/b");
+        // Another run's root that begins with this one's name is outside it.
+        assert_eq!(norm.path("/zoocheck-R-12/a"), "(outside) /zoocheck-R-12/a");
+        assert_eq!(norm.path("/other"), "(outside) /other");
+    }
 }

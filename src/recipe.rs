@@ -19,7 +19,7 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
-use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, WatchEvent};
+use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, Store, WatchEvent};
 use crate::symmetry::Symmetric;
 
 /// Index of a client in a world: `0`, `1`, ...
@@ -46,8 +46,7 @@ impl Incarnation {
 
 /// A GUID scoped to a session too: `guid` itself in a process's first
 /// session, `c0s1` once its library renewed it once, and so on. The recipes
-/// that tell their own nodes from an earlier session's by name use it
-/// (membership's `process_of` reads it back).
+/// that tell their own nodes from an earlier session's by name use it.
 pub fn session_scoped(guid: String, renewals: u8) -> String {
     if renewals == 0 {
         guid
@@ -138,8 +137,15 @@ impl Role {
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Observation<F = Infallible> {
     /// The client now believes it holds `role` (the lock, a read or write
-    /// lock, the leadership).
-    Acquired { token: Token, role: Role },
+    /// lock, the leadership) by its node `node` in the recipe's directory,
+    /// whose sequence number it reads as `token`. The world places the
+    /// tenure by the node itself ([`crate::store::Store::creation_order`]),
+    /// never by the token: a recipe's reading of a name is what is checked.
+    Acquired {
+        node: Arc<str>,
+        token: Token,
+        role: Role,
+    },
     /// The client no longer believes it holds what it held: it released it
     /// (or resigned).
     Released,
@@ -400,13 +406,15 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         self.is_waiting(state)
     }
 
-    /// Whether this waiting client, woken by a deletion that leaves
-    /// `children` in [`Recipe::directory`], is one of a group the recipe means
-    /// to wake together, so that waking it with others is no herd. The shared
-    /// lock says yes for a reader the deletion released (seed 000: "all those
-    /// waiting reader clients should be released since they have the lock");
-    /// every other recipe wakes one client per deletion.
-    fn released_together(&self, _state: &Self::State, _children: &[Arc<str>]) -> bool {
+    /// Whether this waiting client, woken by a deletion that leaves `tree`
+    /// (the server's tree that applied it), is one of a group the recipe
+    /// means to wake together, so that waking it with others is no herd. The
+    /// shared lock says yes for a reader the deletion released (seed 000: "all
+    /// those waiting reader clients should be released since they have the
+    /// lock"), judged by the order the server created the nodes in
+    /// ([`Store::creation_order`]); every other recipe wakes one client per
+    /// deletion.
+    fn released_together(&self, _state: &Self::State, _tree: &Store) -> bool {
         false
     }
 

@@ -39,8 +39,9 @@
 //! names' sequence numbers already say: no two of its nodes that it tells
 //! apart by GUID alone (two nodes under one GUID, of which it takes the
 //! first listed), no two live nodes of one directory with one sequence
-//! number (which a counter narrower than the server's, or one a starting
-//! node sets, allows: [`crate::world::World::interchangeable`] then makes
+//! number (which a counter narrower than the server's, one a starting node
+//! sets, or a starting node the scenario names itself in a recipe's
+//! directory, allows: [`crate::world::World::interchangeable`] then makes
 //! no group). A recipe declares that it is so
 //! ([`crate::recipe::Recipe::symmetric`]), and `tests/reductions.rs` checks
 //! the declaration on whole reachable graphs.

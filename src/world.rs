@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex};
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
-use crate::client::{ConnState, Delivery, ServerMessage};
+use crate::client::{ConnState, Delivery, ServerMessage, Xid};
 use crate::faults::{Fate, Fault, FaultBudget, Spent};
 use crate::net::{Net, Served};
 use crate::recipe::{
@@ -62,6 +62,11 @@ pub struct StartingNode {
     /// which it may do at any moment (a [`Action::SessionTimeout`]).
     /// Otherwise persistent.
     pub ephemeral: bool,
+    /// Created sequential: `path` is the prefix, the server names it after
+    /// its parent's counter and keeps the number it gave
+    /// ([`crate::store::Sequence`]), as for a recipe's node. A leftover lock
+    /// node of an earlier run is one.
+    pub sequential: bool,
     /// Where the sequence counter of its children starts, if not at 0.
     pub next_sequence: Option<i32>,
 }
@@ -606,12 +611,21 @@ impl<R: Recipe> World<R> {
     /// same script and timeouts, and no fault aimed at them by number.
     ///
     /// None where two live nodes of one directory may share a sequence
-    /// number (a counter narrower than the server's, or one a starting node
-    /// sets): recipes break such ties by listing order or by name, which a
-    /// renaming changes.
+    /// number (a counter narrower than the server's, one a starting node
+    /// sets, or a starting node in a recipe's directory with a name of the
+    /// scenario's own, which may carry any number): recipes break such ties
+    /// by listing order or by name, which a renaming changes. A starting
+    /// node the server created sequential has a number no later create
+    /// repeats before the counter wraps.
     pub fn interchangeable(&self) -> Groups {
+        let directories: Vec<&Path> = (self.recipes.iter()).map(Recipe::directory).collect();
+        let named_in_a_directory = |node: &StartingNode| {
+            !node.sequential
+                && (node.path.split()).is_some_and(|(parent, _)| directories.contains(&&parent))
+        };
         let ties = self.store.sequence_bits < 32
-            || self.tree.iter().any(|node| node.next_sequence.is_some());
+            || (self.tree.iter())
+                .any(|node| node.next_sequence.is_some() || named_in_a_directory(node));
         if ties {
             return Groups::default();
         }
@@ -692,11 +706,12 @@ impl<R: Recipe> World<R> {
         }
         let owner = dead.first().copied().unwrap_or_else(|| net.session(0));
         for node in &self.tree {
-            if !net.store.exists(&node.path) {
-                let mode = if node.ephemeral {
-                    CreateMode::Ephemeral
-                } else {
-                    CreateMode::Persistent
+            if node.sequential || !net.store.exists(&node.path) {
+                let mode = match (node.ephemeral, node.sequential) {
+                    (false, false) => CreateMode::Persistent,
+                    (true, false) => CreateMode::Ephemeral,
+                    (false, true) => CreateMode::PersistentSequential,
+                    (true, true) => CreateMode::EphemeralSequential,
                 };
                 let create = Op::Create {
                     path: node.path.clone(),
@@ -849,15 +864,11 @@ impl<R: Recipe> World<R> {
         });
         let history = &mut state.history;
         match observation {
-            Observation::Acquired { token, role } => {
-                // The token is the sequence number of the node it holds by.
-                // The server names it `%010d`: ten characters, eleven for a
-                // negative number of ten digits (-2147483648 past the wrap
-                // of a 32-bit counter).
-                let name = format!("{token:010}");
+            Observation::Acquired { node, token, role } => {
+                let node = self.directory().child(&node);
                 let grant = match &history.nodes[client] {
                     // The last node it created: the usual case.
-                    Some((node, grant)) if node.name().ends_with(&name) => *grant,
+                    Some((last, grant)) if *last == node => *grant,
                     // A node it did not create in this process's last
                     // create: an earlier session's, which its recovery
                     // adopted after its library renewed the session, or a
@@ -865,14 +876,7 @@ impl<R: Recipe> World<R> {
                     // outlives the process). Placed by the server's creation
                     // order while the server has the node; if it has already
                     // gone, no grant ever came, and it ranks after every grant.
-                    _ => {
-                        let dir = self.directory();
-                        let store = &state.net.store;
-                        (store.children(dir).iter())
-                            .find(|child| child.ends_with(&name))
-                            .and_then(|child| store.creation_order(&dir.child(child)))
-                            .unwrap_or(u64::MAX)
-                    }
+                    _ => (state.net.store.creation_order(&node)).unwrap_or(u64::MAX),
                 };
                 history.acquisitions += 1;
                 history.holding[client] = Some(Tenure {
@@ -980,10 +984,9 @@ impl<R: Recipe> World<R> {
             return;
         }
         let tree = state.net.ensemble.store(&state.net.store, server);
-        let children = tree.children(self.directory());
         let together = |client: &ClientId| {
             self.recipe(*client)
-                .released_together(&state.processes[*client].recipe, &children)
+                .released_together(&state.processes[*client].recipe, tree)
         };
         let judged: Vec<_> = (by_deletion.into_iter())
             .map(|(deletion, woken)| {
@@ -1028,16 +1031,28 @@ impl<R: Recipe> World<R> {
             let Some((node, _)) = &state.history.nodes[client] else {
                 continue;
             };
+            let library = state.net.client(client);
+            // The listing a reply answers: the path of the request of its xid.
+            let listed = |xid: Xid| {
+                (library.in_flight())
+                    .find(|request| request.xid == xid)
+                    .and_then(|request| match &request.op {
+                        Op::GetChildren { path, .. } => Some(path),
+                        _ => None,
+                    })
+            };
             let named = |message: &ServerMessage| match message {
                 ServerMessage::Reply {
                     result: Ok(Response::Created { path, .. }),
                     ..
                 } => path == node,
                 ServerMessage::Reply {
+                    xid,
                     result: Ok(Response::Children { names, .. }),
                     ..
                 } => {
-                    node.is_child_of(self.directory())
+                    node.split()
+                        .is_some_and(|(parent, _)| listed(*xid) == Some(&parent))
                         && names.iter().any(|name| **name == *node.name())
                 }
                 _ => false,

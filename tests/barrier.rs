@@ -539,7 +539,7 @@ mod double_barrier {
         DoubleBarrier, Phase, State, Variant, BARRIER, READY,
     };
     use zoocheck::models::joined::{Joined, Joins};
-    use zoocheck::store::CreateMode;
+    use zoocheck::store::{CreateMode, Store};
 
     const X: usize = 2;
 
@@ -1077,9 +1077,25 @@ mod double_barrier {
     fn released_together_only_when_no_process_node_remains() {
         let recipe = DoubleBarrier::new(Variant::Seed, X);
         let s = mine(watching("c1"));
-        assert!(recipe.released_together(&s, &[Arc::from(READY)]));
-        assert!(recipe.released_together(&s, &[]));
-        assert!(!recipe.released_together(&s, &[Arc::from(READY), Arc::from("c2")]));
+        let tree = |names: &[&str]| {
+            let mut store = Store::default();
+            let session = store.open_session();
+            let dir = recipe.directory().clone();
+            let paths =
+                std::iter::once(dir.clone()).chain(names.iter().map(|name| dir.child(name)));
+            for path in paths {
+                let create = Op::Create {
+                    path,
+                    data: None,
+                    mode: CreateMode::Persistent,
+                };
+                assert!(store.apply(session, &create).result.is_ok());
+            }
+            store
+        };
+        assert!(recipe.released_together(&s, &tree(&[READY])));
+        assert!(recipe.released_together(&s, &tree(&[])));
+        assert!(!recipe.released_together(&s, &tree(&[READY, "c2"])));
     }
 
     #[test]

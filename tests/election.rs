@@ -172,6 +172,7 @@ fn data_of(node: &str) -> OpResult {
 
 fn acquired(token: i64) -> Observation {
     Observation::Acquired {
+        node: Arc::from(MINE),
         token,
         role: Role::Leader,
     }

@@ -232,6 +232,7 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
             effects(
                 vec![],
                 vec![Observation::Acquired {
+                    node: Arc::from(MINE),
                     token: 3,
                     role: Role::Lock
                 }]
@@ -254,6 +255,7 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from("lock-0000000007"),
                 token: 7,
                 role: Role::Lock
             }]
@@ -443,6 +445,7 @@ fn recovery_adopts_the_node_with_our_guid() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from(MINE),
                 token: 3,
                 role: Role::Lock
             }]
@@ -559,6 +562,7 @@ fn recovery_in_a_renewed_session_adopts_only_that_sessions_node() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from("c0-lock-0000000000"),
                 token: 0,
                 role: Role::Lock
             }]
@@ -694,6 +698,7 @@ fn sync_connected_while_suspended_checks_again_and_reacquires() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from(MINE),
                 token: 3,
                 role: Role::Lock
             }]
@@ -1038,6 +1043,7 @@ fn herd_waits_for_children_changed_and_lists_again() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from(MINE),
                 token: 3,
                 role: Role::Lock
             }]

@@ -10,9 +10,9 @@ use stateright::Model;
 use zoocheck::catalogue::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
-use zoocheck::models::joined::{Joined, Joins};
 use zoocheck::models::membership::{
-    views_follow_the_group, views_list_only_joined, Command, Membership, Phase, State, Variant,
+    member_sees_another, views_follow_the_group, views_list_only_joined, Command, Created, Group,
+    Membership, Phase, State, Variant,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{
@@ -28,7 +28,7 @@ const ME: Incarnation = Incarnation {
     restarts: 0,
 };
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Joined> {
+fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Created> {
     let mut out = Effects::default();
     Membership::new(variant).handle(ME, state, input, &mut out);
     out
@@ -72,7 +72,7 @@ fn changed() -> Input<Command> {
     })
 }
 
-fn sends(requests: Vec<Op>) -> Effects<Joined> {
+fn sends(requests: Vec<Op>) -> Effects<Created> {
     actor::effects(requests, vec![])
 }
 
@@ -243,7 +243,12 @@ fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
 fn the_server_creating_a_member_node_is_a_join() {
     let recipe = Membership::new(Variant::Reference);
     let op = create(CreateMode::Ephemeral);
-    assert_eq!(recipe.served(&op, &created()), Some(Joined));
+    assert_eq!(
+        recipe.served(&op, &created()),
+        Some(Created {
+            name: Arc::from("c1")
+        })
+    );
     assert_eq!(recipe.served(&op, &Err(ErrorCode::NodeExists)), None);
     assert_eq!(recipe.served(&list(true), &children(&["c1"])), None);
 }
@@ -260,8 +265,8 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Members
 /// Takes progress actions, the lowest first, until the world is quiescent.
 fn settle(
     world: &World<Membership>,
-    mut state: WorldState<State, Joins>,
-) -> WorldState<State, Joins> {
+    mut state: WorldState<State, Group>,
+) -> WorldState<State, Group> {
     loop {
         let mut enabled = Vec::new();
         world.actions(&state, &mut enabled);
@@ -307,5 +312,62 @@ fn world_an_optimistic_view_lists_a_process_before_it_joined() {
         client: 0,
         restarts: 0,
     };
-    assert_eq!(state.history.log.processes().collect::<Vec<_>>(), [first]);
+    assert_eq!(
+        state.history.log.joins.processes().collect::<Vec<_>>(),
+        [first]
+    );
+    assert_eq!(state.history.log.creator("c0"), Some(0));
+    assert_eq!(state.history.log.creator("c1"), None);
+}
+
+/// A renewed member's view read by who the server created each node for,
+/// not by the names: `optimistic` lists `c0s1` as it sends that session's
+/// create, before the server has created it (the process `c0` joined in its
+/// first session, so reading the name back as its process once missed this).
+#[test]
+fn world_a_renewed_member_is_judged_by_the_nodes_the_server_created() {
+    for variant in [Variant::Optimistic, Variant::Reference] {
+        let world = World {
+            renews: true,
+            ..world(
+                variant,
+                1,
+                FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
+            )
+        };
+        let joined = settle(&world, world.init_states().remove(0));
+        assert_eq!(joined.processes[0].recipe.view, [Arc::from("c0")]);
+        let mut state = joined;
+        for action in [
+            Action::Fault(Fault::new(Kind::Disconnect, 0)),
+            Action::Deliver(0),
+            Action::Fault(Fault::new(Kind::Abandon, 0)),
+            Action::Renew(0),
+        ] {
+            state = act(&world, &state, action);
+        }
+        let optimistic = variant == Variant::Optimistic;
+        if optimistic {
+            assert_eq!(state.processes[0].recipe.view, [Arc::from("c0s1")]);
+        }
+        assert_eq!(
+            views_list_only_joined(&world, &state),
+            !optimistic,
+            "{variant:?}"
+        );
+        let state = settle(&world, state);
+        assert!(views_list_only_joined(&world, &state), "{variant:?}");
+        assert_eq!(state.history.log.creator("c0s1"), Some(0));
+    }
+}
+
+/// Another member is a node the server created for another client: one
+/// member alone sees none, two see each other.
+#[test]
+fn world_a_member_sees_another_by_who_the_server_created_it_for() {
+    for (clients, sees) in [(1, false), (2, true)] {
+        let world = world(Variant::Reference, clients, FaultBudget::default());
+        let state = settle(&world, world.init_states().remove(0));
+        assert_eq!(member_sees_another(&world, &state), sees, "{clients}");
+    }
 }

@@ -983,42 +983,6 @@ fn priority_puts_name_the_priority_before_the_sequence() {
 }
 
 #[test]
-fn a_priority_take_records_whether_it_jumped() {
-    let low_old = "c0.0-queue-01-0000000000";
-    let high = "c0.1-queue-00-0000000001";
-    let low_new = "c0.2-queue-01-0000000002";
-    // Took the high item ahead of an older low one: jumped.
-    let mut state = State {
-        listing: names(&[high, low_old, low_new]),
-        ..consumer(deleting(high, Item::new(0, 1)), &[low_old, low_new])
-    };
-    let out = pq_run(
-        priority_queue::Variant::Fresh,
-        &mut state,
-        Input::Reply {
-            op: delete_op(high),
-            result: Ok(Response::Deleted),
-        },
-    );
-    assert_eq!(out.observations, [consumed(Item::new(0, 1))]);
-    assert!(state.jumped);
-    // Took a low item with the high one in its listing: no jump.
-    let mut state = State {
-        listing: names(&[high, low_old]),
-        ..consumer(deleting(low_old, Item::new(0, 0)), &[])
-    };
-    pq_run(
-        priority_queue::Variant::StaleBatch,
-        &mut state,
-        Input::Reply {
-            op: delete_op(low_old),
-            result: Ok(Response::Deleted),
-        },
-    );
-    assert!(!state.jumped);
-}
-
-#[test]
 fn a_priority_consumer_reports_its_choice() {
     let low_old = "c0.0-queue-01-0000000000";
     let high = "c0.2-queue-00-0000000002";
@@ -1211,6 +1175,35 @@ fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
     );
     assert_eq!(state.history.log.queue.consumed, Item::new(0, 0).bit());
     assert!(highest_priority_first(&world, &state));
+}
+
+/// `priority_jumped` is judged at the choice, on the server's own record:
+/// choosing the high item ahead of a low one the server created before it,
+/// and still queues, is a jump; ahead of a younger low one it is not.
+#[test]
+fn world_a_choice_ahead_of_an_older_less_urgent_item_is_a_jump() {
+    for (puts, jumps) in [
+        (vec![PqCommand::PutLow, PqCommand::PutHigh], true),
+        (vec![PqCommand::PutHigh, PqCommand::PutLow], false),
+    ] {
+        let world = world(
+            PriorityQueue::new(priority_queue::Variant::Fresh),
+            vec![puts, vec![PqCommand::Take]],
+            FaultBudget::default(),
+        );
+        let init = world.init_states().remove(0);
+        let state = walk(&world, init, &round(0));
+        let state = walk(&world, state, &round(0));
+        assert!(!state.history.log.jumped);
+        // c1 lists both items and chooses the high one.
+        let state = walk(&world, state, &round(1));
+        assert_eq!(state.history.log.knowledge[1].listing.len(), 2);
+        assert!(
+            matches!(&state.processes[1].recipe.take, Take::Reading(node) if node.contains("-00-"))
+        );
+        assert_eq!(state.history.log.jumped, jumps);
+        assert!(highest_priority_first(&world, &state));
+    }
 }
 
 #[test]

@@ -25,7 +25,10 @@ use zoocheck::models::revocable_lock::{
 use zoocheck::models::shared_lock::{self, SharedLock};
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
-use zoocheck::store::{data, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat};
+use zoocheck::store::{
+    data, CreateMode, Data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, Store,
+    StoreConfig,
+};
 use zoocheck::world::{Action, World, WorldState};
 
 // ---------------------------------------------------------------------------
@@ -235,6 +238,7 @@ fn recovery_adopting_our_node_that_holds_reads_it_and_acquires() {
         effects(
             vec![read_op(MINE)],
             vec![Observation::Acquired {
+                node: Arc::from(MINE),
                 token: 3,
                 role: Role::Write
             }]
@@ -277,6 +281,7 @@ fn listing_reply_with_a_known_node_does_not_read_it_again() {
         effects(
             vec![],
             vec![Observation::Acquired {
+                node: Arc::from(MINE),
                 token: 3,
                 role: Role::Write
             }]
@@ -979,15 +984,59 @@ fn shared_work_by_a_reader_observes_nothing_by_a_writer_uses() {
     );
 }
 
+/// Creates `dir` and every parent it lacks.
+fn mkdirs(store: &mut Store, session: i64, dir: &Path) {
+    let mut paths = vec![dir.clone()];
+    while let Some(parent) = paths.last().unwrap().parent().filter(|p| !p.is_root()) {
+        paths.push(parent);
+    }
+    for path in paths.into_iter().rev() {
+        store.apply(
+            session,
+            &Op::Create {
+                path,
+                data: None,
+                mode: CreateMode::Persistent,
+            },
+        );
+    }
+}
+
+/// The server's tree with `nodes` created sequential in `dir`, each from
+/// its prefix with the counter at its number, in the order given.
+fn tree(dir: &Path, nodes: &[(&str, i32)]) -> Store {
+    let mut store = Store::default();
+    let session = store.open_session();
+    let create = |path: Path, mode| Op::Create {
+        path,
+        data: None,
+        mode,
+    };
+    mkdirs(&mut store, session, dir);
+    for (prefix, number) in nodes {
+        assert!(store.start_sequence(dir, *number));
+        let applied = store.apply(
+            session,
+            &create(dir.child(prefix), CreateMode::PersistentSequential),
+        );
+        assert!(applied.result.is_ok(), "{applied:?}");
+    }
+    store
+}
+
 #[test]
 fn shared_released_together_only_for_a_reader_no_writer_precedes() {
     let lock = SharedLock::new(shared_lock::Variant::Guid);
-    let kids = names(&[
-        "c1-read-0000000001",
-        "c2-read-0000000002",
-        "c3-write-0000000003",
-        "c4-read-0000000004",
-    ]);
+    let dir = lock.directory().clone();
+    let kids = tree(
+        &dir,
+        &[
+            ("c1-read-", 1),
+            ("c2-read-", 2),
+            ("c3-write-", 3),
+            ("c4-read-", 4),
+        ],
+    );
     // A waiting reader with no write- node below: released.
     let r = shared(
         watching("c0-write-0000000000"),
@@ -1005,7 +1054,7 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
     let lowest_writer = shared(Phase::Listing, Role::Write, Some("c1-write-0000000001"));
     assert!(!lock.released_together(
         &lowest_writer,
-        &names(&["c1-write-0000000001", "c2-read-0000000002"])
+        &tree(&dir, &[("c1-write-", 1), ("c2-read-", 2)])
     ));
     // A reader still behind a writer: no.
     let behind = shared(
@@ -1025,6 +1074,43 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
     assert!(rl.released_together(&rs, &kids));
     rs.lock = behind.clone();
     assert!(!rl.released_together(&rs, &kids));
+}
+
+/// Past a wrap of a 3-bit counter, a writer created before a reader may
+/// carry a larger number (3, then -4): the reader is still behind it, as
+/// the server's create order says, whatever the numbers say.
+#[test]
+fn shared_released_together_goes_by_the_create_order_past_a_wrap() {
+    let lock = SharedLock::new(shared_lock::Variant::Guid);
+    let dir = lock.directory().clone();
+    let mut store = Store::new(StoreConfig {
+        sequence_bits: 3,
+        ..StoreConfig::default()
+    });
+    let session = store.open_session();
+    mkdirs(&mut store, session, &dir);
+    assert!(store.start_sequence(&dir, 3));
+    for prefix in ["c2-write-", "c0-read-"] {
+        store.apply(
+            session,
+            &Op::Create {
+                path: dir.child(prefix),
+                data: None,
+                mode: CreateMode::PersistentSequential,
+            },
+        );
+    }
+    let names: Vec<String> = store.children(&dir).iter().map(|n| n.to_string()).collect();
+    assert!(
+        names.contains(&"c0-read--000000004".to_string()),
+        "{names:?}"
+    );
+    let reader = shared(
+        watching("c2-write-0000000003"),
+        Role::Read,
+        Some("c0-read--000000004"),
+    );
+    assert!(!lock.released_together(&reader, &store));
 }
 
 // ---------------------------------------------------------------------------

@@ -1027,8 +1027,23 @@ fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
     );
     assert_eq!(
         node("[[store.node]]\npath = \"/lock\"\nnext_sequence = 2147483648"),
-        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: 2147483648; expected 0 to \
-         2147483647 (the counter is 32 bits wide)"
+        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: 2147483648; expected \
+         -2147483648 to 2147483647 (the counter is 32 bits wide, and negative once it has wrapped)"
+    );
+    assert_eq!(
+        node("[store]\nsequence_bits = 3\n[[store.node]]\npath = \"/lock\"\nnext_sequence = -5"),
+        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: -5; expected -4 to 3 (the \
+         counter is 3 bits wide, and negative once it has wrapped)"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/lock/x-\"\nsequential = true\nnext_sequence = 1"),
+        "scenarios/lock/broken.toml: `store.node[0].next_sequence`: on a sequential node, whose \
+         name the server gives; expected it on the node's parent"
+    );
+    assert_eq!(
+        node("[[store.node]]\npath = \"/lock/x-\"\nsequential = true\n[[store.node]]\npath = \"/lock/x-/y\""),
+        "scenarios/lock/broken.toml: `store.node[1].path`: \"/lock/x-/y\": its parent /lock/x- is \
+         not there; expected the root, the recipe's directory or an earlier node"
     );
     assert_eq!(
         node("[[store.node]]\npath = \"/e\"\nephemeral = true\nnext_sequence = 1"),

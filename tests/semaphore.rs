@@ -135,6 +135,7 @@ fn idle() -> State {
 
 fn acquired(token: i64) -> Observation {
     Observation::Acquired {
+        node: Arc::from(MINE),
         token,
         role: Role::Lease,
     }

@@ -2854,9 +2854,14 @@ fn a_counter_started_near_its_wrap_names_the_next_children_after_it() {
         create(&mut store, s, "/d/x-", PersistentSequential),
         Ok("/d/x--2147483648".to_string())
     );
-    // Only a node's own counter, only in the positive range, only of a node.
+    // Only of a node, and only within the counter's range, which holds the
+    // negative values of a counter that has already wrapped.
     assert!(!store.start_sequence(&p("/nowhere"), 1));
-    assert!(!store.start_sequence(&p("/d"), -1));
+    assert!(store.start_sequence(&p("/d"), -1));
+    assert_eq!(
+        create(&mut store, s, "/d/x-", PersistentSequential),
+        Ok("/d/x--000000001".to_string())
+    );
     let mut narrow = Store::new(StoreConfig {
         sequence_bits: 4,
         ..StoreConfig::default()
@@ -2865,6 +2870,8 @@ fn a_counter_started_near_its_wrap_names_the_next_children_after_it() {
     mk(&mut narrow, s, "/d");
     assert!(narrow.start_sequence(&p("/d"), 7));
     assert!(!narrow.start_sequence(&p("/d"), 8));
+    assert!(narrow.start_sequence(&p("/d"), -8));
+    assert!(!narrow.start_sequence(&p("/d"), -9));
 }
 
 /// What `zoocheck replay --zk` does on a real server is what the store writes

@@ -529,10 +529,10 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
     let replayed = replay(world, path);
     let last = replayed.last();
     let still_going = !world.is_quiescent(last);
-    let shapes: Vec<(Action, String)> = path
+    let shapes: Vec<(Action, Shape<R::State>)> = path
         .iter()
         .zip(replayed.states.iter().skip(1))
-        .map(|(action, state)| (action.clone(), shape(state)))
+        .map(|(action, state)| (action.clone(), shape(world, state)))
         .collect();
     let head = format!(
         "a path of {} steps{} {}",
@@ -770,27 +770,56 @@ fn mask_digits(text: &str) -> String {
     out
 }
 
-/// A state with its counters masked: each client's recipe state in words
-/// (its numbers masked), process, connection, commands given and the
-/// lengths of its links, then the faults spent and the dead sessions. Two
-/// rounds of a loop that only takes fresh numbers have the same shape.
-fn shape<S: std::fmt::Display, L>(state: &WorldState<S, L>) -> String {
-    let mut out = String::new();
-    for (client, process) in state.processes.iter().enumerate() {
-        let link = &state.net.links[client];
-        out.push_str(&format!(
-            "{}|{:?}|{:?}|{}|{}|{}|{};",
-            mask_digits(&process.recipe.to_string()),
-            process.status,
-            state.net.client(client).state(),
-            process.commands_given,
-            link.up.len(),
-            link.down.len(),
-            link.broken
-        ));
+/// What of a state a round of a loop brings back when the round only takes
+/// fresh numbers (xids, zxids, sequence numbers, sessions): each client's
+/// phases by the recipe's own account ([`Recipe::phases`]), what it
+/// believes it holds, its process, connection, commands given and the
+/// lengths of its links, then the faults spent and how many sessions died.
+/// Read from the state's fields, never from its words: a rendering with its
+/// digits masked told a name past a counter's wrap (`lock--000000004`) from
+/// one before it, and `c0` from `c1`. A recipe that names no phases is
+/// shaped by its whole state, counters and all, so that no round of it
+/// repeats: the search then claims no likely loop it cannot see.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Shape<S> {
+    clients: Vec<ClientShape<S>>,
+    spent: crate::faults::Spent,
+    dead_sessions: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ClientShape<S> {
+    phases: u64,
+    /// The recipe's state itself, where the recipe names no phases.
+    unnamed: Option<S>,
+    holds: Option<crate::recipe::Role>,
+    status: Status,
+    connection: ConnState,
+    commands_given: u8,
+    links: (usize, usize, bool),
+}
+
+fn shape<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> Shape<R::State> {
+    let named = !world.shared().phase_names().is_empty();
+    let clients = (state.processes.iter().enumerate())
+        .map(|(client, process)| {
+            let link = &state.net.links[client];
+            ClientShape {
+                phases: world.recipe(client).phases(&process.recipe),
+                unnamed: (!named).then(|| process.recipe.clone()),
+                holds: state.history.holding[client].map(|tenure| tenure.role),
+                status: process.status,
+                connection: state.net.client(client).state(),
+                commands_given: process.commands_given,
+                links: (link.up.len(), link.down.len(), link.broken),
+            }
+        })
+        .collect();
+    Shape {
+        clients,
+        spent: state.spent,
+        dead_sessions: state.dead_sessions.len(),
     }
-    out.push_str(&format!("{:?}|{}", state.spent, state.dead_sessions.len()));
-    out
 }
 
 /// Where a path repeats: steps `from` to `to` (from 1) repeat every
@@ -1712,10 +1741,10 @@ mod tests {
             states.push(next);
         }
         assert!(!world.is_quiescent(states.last().unwrap()));
-        let shapes: Vec<(Action, String)> = path
+        let shapes: Vec<(Action, Shape<_>)> = path
             .iter()
             .zip(&states[1..])
-            .map(|(action, state)| (action.clone(), shape(state)))
+            .map(|(action, state)| (action.clone(), shape(&world, state)))
             .collect();
         let repeat = repetition(&shapes).unwrap();
         assert_eq!(
@@ -1740,8 +1769,8 @@ mod tests {
         );
         // Its state comes back, but for the counters.
         assert_eq!(
-            shape(&states[repeat.from - 1]),
-            shape(&states[repeat.from - 1 + repeat.period])
+            shape(&world, &states[repeat.from - 1]),
+            shape(&world, &states[repeat.from - 1 + repeat.period])
         );
         assert_ne!(
             states[repeat.from - 1],

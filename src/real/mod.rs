@@ -52,7 +52,10 @@ const SESSION_TIMEOUT_MS: i32 = 10_000;
 /// A connection not used for this long is pinged before the next entry.
 const KEEPALIVE: Duration = Duration::from_secs(2);
 
-/// One transition done on both servers, in words.
+/// One transition done on both servers, in words, and whether the two
+/// answers are the same: compared as values (a reply as an [`OpResult`] in
+/// the model's terms, watch events as sets of kind and path), never as
+/// their words.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Done {
     /// The transition, as the model's server did it.
@@ -61,11 +64,24 @@ pub struct Done {
     pub model: String,
     /// What the real one answered.
     pub real: String,
+    same: bool,
 }
 
 impl Done {
+    /// Two answers that are the same exactly when their words are: each side
+    /// a canonical rendering (events sorted, one sentence per case).
+    fn worded(what: String, model: String, real: String) -> Done {
+        let same = model == real;
+        Done {
+            what,
+            model,
+            real,
+            same,
+        }
+    }
+
     pub fn agrees(&self) -> bool {
-        self.model == self.real
+        self.same
     }
 
     /// Whether it is only that no watch fired, on either side.
@@ -155,11 +171,7 @@ impl RealServer {
     }
 
     fn unrooted(&self, path: &str) -> String {
-        match path.strip_prefix(&self.root) {
-            Some("") => "/".into(),
-            Some(rest) => rest.into(),
-            None => format!("(outside the replay's root) {path}"),
-        }
+        unrooted(&self.root, path)
     }
 
     /// The real zxid of the last transaction both servers did at or before
@@ -213,11 +225,11 @@ impl RealServer {
         for model in idle {
             let events = self.drain(model)?;
             if !events.is_empty() {
-                differences.push(Done {
-                    what: format!("session {model:#x} while idle"),
-                    model: "nothing".into(),
-                    real: events.join(", "),
-                });
+                differences.push(Done::worded(
+                    format!("session {model:#x} while idle"),
+                    "nothing".into(),
+                    events.join(", "),
+                ));
             }
         }
         let _ = self.admin.ping();
@@ -354,6 +366,7 @@ impl RealServer {
             what: what.clone(),
             model: result_words(result),
             real: result_words(&real),
+            same: *result == real,
         }];
         let mut fired = self.drain_others(model)?;
         let own: Vec<String> = (own.into_iter())
@@ -437,15 +450,14 @@ impl RealServer {
                         })
                     }
                     None => Response::Multi(MultiOutcome::Committed(
-                        parts
-                            .into_iter()
-                            .map(|part| match part {
+                        (parts.into_iter().enumerate())
+                            .map(|(at, part)| match part {
                                 MultiPart::Created(path) => MultiResult::Created {
                                     path: Path::new(&self.unrooted(&path)),
                                 },
                                 MultiPart::Deleted => MultiResult::Deleted,
                                 MultiPart::SetData(stat) => MultiResult::SetData {
-                                    stat: self.stat(&stat, None),
+                                    stat: self.stat(&stat, model_part_stat(model, at)),
                                 },
                                 MultiPart::Checked | MultiPart::Error(_) => MultiResult::Checked,
                             })
@@ -514,11 +526,7 @@ impl RealServer {
                 format!("connected; caught up: [{}]", words.join(", "))
             }
         };
-        Ok(Done {
-            what,
-            model: model_words,
-            real,
-        })
+        Ok(Done::worded(what, model_words, real))
     }
 
     fn expire(
@@ -542,11 +550,11 @@ impl RealServer {
         )
         .map_err(|error| io(&what, error))?;
         let Connected::Session { mut conn, .. } = connected else {
-            return Ok(vec![Done {
+            return Ok(vec![Done::worded(
                 what,
-                model: "expired now".into(),
-                real: "expired already, on the server's own clock".into(),
-            }]);
+                "expired now".into(),
+                "expired already, on the server's own clock".into(),
+            )]);
         };
         let (kind, body) = wire::request(&Op::Close, &|path| path.to_string());
         let ((real_zxid, err, _), _) = conn.call(kind, &body).map_err(|error| io(&what, error))?;
@@ -594,11 +602,7 @@ fn compare_fired(
             out
         }
     };
-    Done {
-        what: format!("{what}: watch events"),
-        model: words(model),
-        real: words(real),
-    }
+    Done::worded(format!("{what}: watch events"), words(model), words(real))
 }
 
 fn event_words(kind: EventType, path: &str) -> String {
@@ -606,6 +610,30 @@ fn event_words(kind: EventType, path: &str) -> String {
 }
 
 /// The model's code for an error the real server sent.
+/// A real path in the model's terms: `path` with the replay's `root` taken
+/// off, where it is under the root.
+fn unrooted(root: &str, path: &str) -> String {
+    match path.strip_prefix(root) {
+        Some("") => "/".into(),
+        // `/zoocheck-12/a` is outside the root `/zoocheck-1`.
+        Some(rest) if rest.starts_with('/') => rest.into(),
+        _ => format!("(outside the replay's root) {path}"),
+    }
+}
+
+/// The Stat of part `at` of the model's committed `multi`, if that part is
+/// a setData: a real multi's Stat carries times of the real server's clock,
+/// which the model's stand in for, as for a single request's.
+fn model_part_stat(model: &OpResult, at: usize) -> Option<&Stat> {
+    match model {
+        Ok(Response::Multi(MultiOutcome::Committed(results))) => match results.get(at)? {
+            MultiResult::SetData { stat } => Some(stat),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn error_code(code: i32) -> std::io::Result<ErrorCode> {
     ErrorCode::from_code(code).ok_or_else(|| {
         std::io::Error::new(
@@ -671,5 +699,20 @@ pub fn result_words(result: &OpResult) -> String {
         Ok(Response::Synced { path }) => format!("synced {path}"),
         Ok(Response::Multi(outcome)) => format!("multi {outcome:?}"),
         Ok(Response::Closed) => "closed".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_under_the_root_only_past_a_slash() {
+        assert_eq!(unrooted("/zoocheck-1", "/zoocheck-1"), "/");
+        assert_eq!(unrooted("/zoocheck-1", "/zoocheck-1/lock/x"), "/lock/x");
+        assert_eq!(
+            unrooted("/zoocheck-1", "/zoocheck-12/lock"),
+            "(outside the replay's root) /zoocheck-12/lock"
+        );
     }
 }

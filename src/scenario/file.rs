@@ -110,6 +110,8 @@ struct NodeSection {
     data: Option<String>,
     #[serde(default)]
     ephemeral: bool,
+    #[serde(default)]
+    sequential: bool,
     next_sequence: Option<i64>,
 }
 
@@ -675,20 +677,28 @@ fn tree(
             format!("{} nodes; expected at most {TREE_MAX}", sections.len()),
         ));
     }
-    // Each node planted so far, with whether it is ephemeral.
+    // Each node planted so far by the path a later node names it by, with
+    // whether it can have no children (an ephemeral); a sequential node's
+    // name is the server's, so no later node names it.
     let mut planted = vec![(crate::store::Path::root(), false), (directory, false)];
     let mut tree = Vec::new();
     for (index, section) in sections.iter().enumerate() {
         let key = |field: &str| format!("store.node[{index}].{field}");
         let shown = crate::text::quoted(&section.path, 80);
-        crate::store::path::validate(&section.path, false).map_err(|why| {
+        crate::store::path::validate(&section.path, section.sequential).map_err(|why| {
             errors.at(
                 &key("path"),
                 format!("{shown}: {why}; expected an absolute path like \"/lock/leftover\""),
             )
         })?;
         let path = crate::store::Path::new(&section.path);
-        let exists = planted.iter().any(|(known, _)| *known == path);
+        let exists = !section.sequential && planted.iter().any(|(known, _)| *known == path);
+        if section.sequential && section.next_sequence.is_some() {
+            return Err(errors.at(
+                &key("next_sequence"),
+                "on a sequential node, whose name the server gives; expected it on the node's parent".to_string(),
+            ));
+        }
         if exists && (section.data.is_some() || section.ephemeral) {
             return Err(errors.at(
                 &key("path"),
@@ -710,6 +720,7 @@ fn tree(
             }
         }
         let max = (1i64 << (store.sequence_bits - 1)) - 1;
+        let min = -max - 1;
         let next_sequence = match section.next_sequence {
             Some(next) if section.ephemeral => {
                 return Err(errors.at(
@@ -717,18 +728,19 @@ fn tree(
                     format!("{next} on an ephemeral node, which has no children; expected none"),
                 ))
             }
-            Some(next) if !(0..=max).contains(&next) => {
+            Some(next) if !(min..=max).contains(&next) => {
                 return Err(errors.at(
                     &key("next_sequence"),
                     format!(
-                        "{next}; expected 0 to {max} (the counter is {} bits wide)",
+                        "{next}; expected {min} to {max} (the counter is {} bits wide, and \
+                         negative once it has wrapped)",
                         store.sequence_bits
                     ),
                 ))
             }
             next => next.map(|next| next as i32),
         };
-        if !exists {
+        if !exists && !section.sequential {
             planted.push((path.clone(), section.ephemeral));
         }
         tree.push(StartingNode {
@@ -738,6 +750,7 @@ fn tree(
                 .as_ref()
                 .and_then(|data| crate::store::data(data.as_bytes())),
             ephemeral: section.ephemeral,
+            sequential: section.sequential,
             next_sequence,
         });
     }

@@ -303,6 +303,9 @@ fn subject_words(scenario: &Scenario) -> String {
 /// "old")`, `/lock: sequence from 2147483647`.
 fn starting_node_words(node: &StartingNode) -> String {
     let mut said = Vec::new();
+    if node.sequential {
+        said.push("sequential".to_string());
+    }
     if node.ephemeral {
         said.push("ephemeral of a dead process".to_string());
     }

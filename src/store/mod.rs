@@ -98,9 +98,29 @@ struct Znode {
     child_creates: i32,
     /// The same count without the wrap at [`StoreConfig::sequence_bits`]:
     /// equal to `child_creates` until it wraps, so it tells states apart only
-    /// past a wrap. No client sees it; [`Store::creation_order`] reads it.
+    /// past a wrap. No client sees it; each sequential child keeps its value
+    /// as its place in the create order ([`Sequence::order`]).
     child_creates_unwrapped: u64,
     ephemeral_owner: SessionId,
+    /// How the server named this node, if it was created sequential.
+    sequence: Option<Sequence>,
+}
+
+/// What the server gave a sequential node when it created it: the value of
+/// its parent's create counter that it appended to the name, and its place
+/// in the parent's create order. Kept with the node, so that nothing needs to
+/// read either back out of a name: past the wrap of a 32-bit counter the
+/// name's suffix has eleven characters (`-2147483648`), and past the wrap of
+/// a narrower one two live nodes can carry the same number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Sequence {
+    /// The number in the name: the counter's value, signed and wrapping at
+    /// [`StoreConfig::sequence_bits`].
+    pub number: i32,
+    /// How many children the parent had had created before this one, as if
+    /// the counter never wrapped: orders the parent's sequential children as
+    /// their czxids do.
+    pub order: u64,
 }
 
 impl Znode {
@@ -114,6 +134,7 @@ impl Znode {
             child_creates: 0,
             child_creates_unwrapped: 0,
             ephemeral_owner,
+            sequence: None,
         }
     }
 }
@@ -519,10 +540,14 @@ impl Store {
         // The server splits at the last slash; for `/` the parent is the root itself.
         let (parent_path, prefix) = path.split().unwrap_or((Path::root(), ""));
         let parent = self.nodes.get(&parent_path).ok_or(ErrorCode::NoNode)?;
-        let created = if mode.is_sequential() {
-            parent_path.child(&format!("{prefix}{:010}", parent.child_creates))
-        } else {
-            path.clone()
+        let sequence = mode.is_sequential().then_some(Sequence {
+            number: parent.child_creates,
+            order: parent.child_creates_unwrapped,
+        });
+        let created = match sequence {
+            // Java's `%010d`: ten digits, or a sign and nine or more.
+            Some(sequence) => parent_path.child(&format!("{prefix}{:010}", sequence.number)),
+            None => path.clone(),
         };
         if self.nodes.contains_key(&created) {
             return Err(ErrorCode::NodeExists);
@@ -537,7 +562,11 @@ impl Store {
         parent.child_creates = next;
         parent.child_creates_unwrapped += 1;
         parent.pzxid = zxid;
-        nodes.insert(created.clone(), Znode::new(data.clone(), zxid, owner));
+        let node = Znode {
+            sequence,
+            ..Znode::new(data.clone(), zxid, owner)
+        };
+        nodes.insert(created.clone(), node);
         self.fire(Table::Data, &created, EventType::NodeCreated, None, fired);
         self.fire(
             Table::Child,
@@ -690,42 +719,37 @@ impl Store {
         self.forget_watches(session);
     }
 
-    /// Where the sequential node `path` stands in its parent's create order:
-    /// its sequence number as it would be if the counter did not wrap, which
-    /// orders nodes as their czxids do. `None` for a path with no parent or
-    /// no sequence suffix. It is computed from the name and the parent's
-    /// count, so it is exact for a node among the last
-    /// 2^[`StoreConfig::sequence_bits`] creates under its parent: asked right
-    /// after the create, as the world does, it always is.
-    pub fn creation_order(&self, path: &Path) -> Option<u64> {
-        let (parent, name) = path.split()?;
-        let creates = self.nodes.get(&parent)?.child_creates_unwrapped;
-        let suffix: i64 = name.get(name.len().checked_sub(10)?..)?.parse().ok()?;
-        let period = 1i64 << self.config.sequence_bits;
-        let half = period / 2;
-        let last = creates.checked_sub(1)?;
-        let wrapped_last = ((last as i64 + half).rem_euclid(period)) - half;
-        let back = (wrapped_last - suffix).rem_euclid(period) as u64;
-        last.checked_sub(back)
+    /// How the server named the sequential node `path` when it created it
+    /// ([`Sequence`]); `None` for a node created with a plain name, or no node.
+    pub fn sequence(&self, path: &Path) -> Option<Sequence> {
+        self.nodes.get(path)?.sequence
     }
 
-    /// The next value of a create counter, wrapping at the configured width the
-    /// way a Java `int` wraps at 32 bits.
+    /// Where the sequential node `path` stands in its parent's create order
+    /// ([`Sequence::order`]): the order of the parent's sequential children's
+    /// czxids, which never wraps.
+    pub fn creation_order(&self, path: &Path) -> Option<u64> {
+        Some(self.sequence(path)?.order)
+    }
+
     /// Starts the sequence counter of `path`'s children at `next`, as on a
-    /// server that had seen `next` child creates there (a counter near its
-    /// wrap): the next sequential child is named after `next`. For a
-    /// scenario's starting tree, before any client acts; `false` if there
-    /// is no such node or `next` is outside the counter's positive range.
+    /// server that had seen that many child creates there, modulo the
+    /// counter's width: the next sequential child is named after `next`. A
+    /// negative `next` is a counter that has already wrapped, as a real
+    /// parent's can have. For a scenario's starting tree, before any client
+    /// acts; `false` if there is no such node or `next` is outside the
+    /// counter's range.
     pub fn start_sequence(&mut self, path: &Path, next: i32) -> bool {
-        let max = (1i64 << (self.config.sequence_bits - 1)) - 1;
-        if !(0..=max).contains(&i64::from(next)) {
+        let period = 1i64 << self.config.sequence_bits;
+        if !(-period / 2..period / 2).contains(&i64::from(next)) {
             return false;
         }
         let Some(node) = Arc::make_mut(&mut self.nodes).get_mut(path) else {
             return false;
         };
         node.child_creates = next;
-        node.child_creates_unwrapped = next as u64;
+        // The creates seen, as the least count the counter shows as `next`.
+        node.child_creates_unwrapped = i64::from(next).rem_euclid(period) as u64;
         journal::note(|| journal::Entry::SequenceStarted {
             path: path.clone(),
             next,
@@ -733,6 +757,8 @@ impl Store {
         true
     }
 
+    /// The next value of a create counter, wrapping at the configured width the
+    /// way a Java `int` wraps at 32 bits.
     fn next_child_create(&self, counter: i32) -> i32 {
         let bits = self.config.sequence_bits;
         let max = ((1i64 << (bits - 1)) - 1) as i32;
