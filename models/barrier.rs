@@ -252,6 +252,12 @@ impl Recipe for Barrier {
         1 << state.phase as u32
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.phases(state)
+            | u64::from(state.interrupted.is_some()) << 32
+            | u64::from(state.watched) << 33
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

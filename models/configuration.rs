@@ -223,6 +223,13 @@ impl Recipe for Configuration {
         1 << state.phase as u32
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.phases(state)
+            | u64::from(state.value.is_some()) << 32
+            | u64::from(state.updated) << 33
+            | u64::from(state.interrupted) << 34
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

@@ -168,6 +168,15 @@ pub struct State {
 }
 
 impl State {
+    /// Its phase, role, cancellation and whether it has a node: what a
+    /// round of a loop brings back ([`crate::recipe::Recipe::shape`]).
+    pub fn shape(&self) -> u64 {
+        1 << self.phase.index()
+            | (self.role as u64) << 40
+            | u64::from(self.cancelled) << 48
+            | u64::from(self.node.is_some()) << 49
+    }
+
     pub fn new(role: Role) -> State {
         State {
             phase: Phase::Idle,

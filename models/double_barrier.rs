@@ -539,6 +539,13 @@ impl Recipe for DoubleBarrier {
         1 << state.phase.index()
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.phases(state)
+            | u64::from(state.node.is_some()) << 32
+            | u64::from(state.ready_seen) << 33
+            | u64::from(state.interrupted) << 34
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

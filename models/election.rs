@@ -293,6 +293,10 @@ impl Recipe for Election {
             | 1 << (super::contender::PHASES.len() as u32 + state.ack.index())
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        state.contender.shape() | 1 << (super::contender::PHASES.len() as u32 + state.ack.index())
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }
@@ -465,22 +469,25 @@ impl Catalogued for Election {
 }
 
 /// The live election nodes (owned by a session the server has not ended),
-/// smallest first, with their owners. The smallest is the one the server
-/// created first ([`crate::store::Sequence::order`]): the smallest sequence
-/// number until the counter wraps, and the rightful leader after it too,
-/// whatever the names say. Read from the server's own record of each node,
-/// never from its name.
-fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(u64, Arc<str>, i64)> {
+/// smallest sequence number first, with their owners: the nodes the recipe
+/// reads as election nodes (named with `n_`), each by the number the server
+/// gave it ([`crate::store::Store::sequence`]), never by the number in its
+/// name. A node of the starting tree named by the scenario has no number
+/// the server gave, and is left out (plant it `sequential`).
+fn live_nodes(world: &World<Election>, state: &WorldState<State>) -> Vec<(Token, Arc<str>, i64)> {
     let store = &state.net.store;
     let dir = world.directory();
-    let mut nodes: Vec<(u64, Arc<str>, i64)> = store
+    let mut nodes: Vec<(Token, Arc<str>, i64)> = store
         .children(dir)
         .into_iter()
+        .filter(|name| name.contains(super::contender::marker(crate::recipe::Role::Leader)))
         .filter_map(|name| {
             let node = dir.child(&name);
-            let order = store.creation_order(&node)?;
+            let number = store.sequence(&node)?.number;
             let owner = store.stat(&node)?.ephemeral_owner;
-            store.is_alive(owner).then_some((order, name, owner))
+            store
+                .is_alive(owner)
+                .then_some((Token::from(number), name, owner))
         })
         .collect();
     nodes.sort();

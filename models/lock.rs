@@ -184,6 +184,10 @@ impl Recipe for Lock {
         1 << state.phase.index()
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        state.shape()
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State::new(Role::Lock)
     }

@@ -215,6 +215,10 @@ impl Recipe for Membership {
         1 << state.phase as u32
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.phases(state) | (state.view.len() as u64) << 32 | u64::from(state.dropped) << 48
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

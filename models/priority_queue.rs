@@ -110,6 +110,10 @@ impl Recipe for PriorityQueue {
         state.phases()
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.queue.shape(state)
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

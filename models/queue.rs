@@ -938,6 +938,14 @@ impl Recipe for Queue {
         state.phases()
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        state.phases()
+            ^ ((state.batch.len() as u64) << 40
+                | (state.listing.len() as u64) << 48
+                | u64::from(state.dead) << 56
+                | u64::from(state.quit) << 57)
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

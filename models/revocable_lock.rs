@@ -339,6 +339,15 @@ impl Recipe for RevocableLock {
             | 1 << (super::contender::PHASES.len() as u32 + state.revoker.index())
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        let asked = match state.asked {
+            None => 0,
+            Some(Asked::BeforeWatch) => 1,
+            Some(Asked::AfterWatch) => 2,
+        };
+        state.lock.shape() | self.phases(state) | u64::from(state.watching_data) << 50 | asked << 51
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

@@ -780,6 +780,11 @@ impl Recipe for Semaphore {
         1 << state.phase.index()
     }
 
+    fn shape(&self, state: &State) -> u64 {
+        (1 << state.phase.index() | u64::from(state.node.is_some()) << 16)
+            ^ state.lock.shape().rotate_left(20)
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

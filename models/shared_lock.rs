@@ -103,6 +103,10 @@ impl Recipe for SharedLock {
         1 << state.phase.index()
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        state.shape()
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State::new(Role::Read)
     }
@@ -176,21 +180,23 @@ impl Recipe for SharedLock {
     /// A waiting reader whose node no `write-` node precedes any more: the
     /// deletion released it, with every other such reader. Judged by the
     /// reference rule whatever the variant, since the question is whether it
-    /// may go, not whether it knows, and by the order the server created the
-    /// nodes in, not by the numbers in their names, which wrap.
+    /// may go, not whether it knows: no `write-` node with a smaller number,
+    /// each node's number the one the server gave it
+    /// ([`Store::sequence`]), not the one read from its name. Past a wrap
+    /// that is not the create order, and a reader it releases may go beside
+    /// an older writer: `mutual_exclusion` judges that, not the herd.
     fn released_together(&self, state: &State, tree: &Store) -> bool {
         let dir = self.directory();
         let Some(mine) = state.node.as_deref().filter(|_| state.role == Role::Read) else {
             return false;
         };
-        let Some(mine) = tree.creation_order(&dir.child(mine)) else {
+        let Some(mine) = tree.sequence(&dir.child(mine)) else {
             return false;
         };
         !(tree.children(dir).iter()).any(|name| {
             matches!(parse(name), Some((Role::Write, _)))
-                && tree
-                    .creation_order(&dir.child(name))
-                    .is_some_and(|order| order < mine)
+                && (tree.sequence(&dir.child(name)))
+                    .is_some_and(|theirs| theirs.number < mine.number)
         })
     }
 }

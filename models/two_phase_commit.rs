@@ -663,6 +663,12 @@ impl Recipe for TwoPhaseCommit {
         1 << state.phase as u32
     }
 
+    fn shape(&self, state: &Self::State) -> u64 {
+        let vote = state.vote.map_or(0, |vote| 1 + u64::from(vote));
+        let decision = state.decision.map_or(0, |decision| 1 + u64::from(decision));
+        self.phases(state) | vote << 32 | decision << 34 | u64::from(state.interrupted) << 36
+    }
+
     fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
         violation(world, run, property)
     }

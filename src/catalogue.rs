@@ -221,6 +221,9 @@ pub trait AnyRecipe: Sync {
     /// The directory its clients create their nodes in, which the world
     /// creates before they start ([`Recipe::directory`]).
     fn directory(&self, scripts: &[Vec<&'static str>]) -> crate::store::Path;
+    /// The nodes the world creates before they start ([`Recipe::setup`]),
+    /// the directory among them.
+    fn setup(&self, scripts: &[Vec<&'static str>]) -> Vec<crate::store::Path>;
     /// The world a validated scenario of this recipe describes.
     fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld>;
 }
@@ -436,6 +439,11 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
         let reference = R::VARIANTS[0].1;
         let recipe = R::build(reference, &R::Params::default(), &commands_of::<R>(scripts));
         recipe.directory().clone()
+    }
+
+    fn setup(&self, scripts: &[Vec<&'static str>]) -> Vec<crate::store::Path> {
+        let reference = R::VARIANTS[0].1;
+        R::build(reference, &R::Params::default(), &commands_of::<R>(scripts)).setup()
     }
 
     fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld> {

@@ -372,6 +372,15 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         0
     }
 
+    /// What of `state` a round of a loop brings back when the round only
+    /// takes fresh numbers: its phases and the flags and sizes that steer
+    /// what it does next, but no counter, sequence number or name. The
+    /// termination search compares these to say a path that never ends
+    /// likely loops (an unproven verdict). By default the phases alone.
+    fn shape(&self, state: &Self::State) -> u64 {
+        self.phases(state)
+    }
+
     /// The parts a client of this recipe can play at a moment, which a fault
     /// can aim at (`target = "holder"`), besides being a waiter
     /// ([`crate::world::WAITER`]).

@@ -71,6 +71,75 @@ pub struct StartingNode {
     pub next_sequence: Option<i32>,
 }
 
+/// A starting node the server refused ([`plant`]): its place in the tree
+/// and the server's error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refused {
+    pub index: usize,
+    pub code: crate::store::ErrorCode,
+}
+
+/// Creates a starting tree on `store` as the server would have: each node
+/// in order, persistent ones as `owner`'s, ephemerals as a dead process's
+/// session (opened here, and answered), sequential ones named by the
+/// server; a node that exists already (the recipe's directory) only starts
+/// its counter. The scenario parser plants on a scratch server to refuse a
+/// tree the server would refuse (a name the counter gives that is taken).
+pub fn plant(
+    tree: &[StartingNode],
+    store: &mut crate::store::Store,
+    owner: SessionId,
+) -> Result<Option<SessionId>, Refused> {
+    let dead = tree
+        .iter()
+        .any(|node| node.ephemeral)
+        .then(|| store.open_session());
+    for (index, node) in tree.iter().enumerate() {
+        let exists = !node.sequential && store.exists(&node.path);
+        if exists && (node.data.is_some() || node.ephemeral) {
+            // Only a new node carries what the scenario gives it.
+            return Err(Refused {
+                index,
+                code: crate::store::ErrorCode::NodeExists,
+            });
+        }
+        if !exists {
+            let mode = match (node.ephemeral, node.sequential) {
+                (false, false) => CreateMode::Persistent,
+                (true, false) => CreateMode::Ephemeral,
+                (false, true) => CreateMode::PersistentSequential,
+                (true, true) => CreateMode::EphemeralSequential,
+            };
+            let create = Op::Create {
+                path: node.path.clone(),
+                data: node.data.clone(),
+                mode,
+            };
+            let session = if node.ephemeral { dead } else { None };
+            let applied = store.apply(session.unwrap_or(owner), &create);
+            match applied.result {
+                Ok(Response::Created { path, .. }) if !node.sequential => {
+                    assert!(
+                        store.keep_order(&path),
+                        "{path} was its parent's last child created"
+                    );
+                }
+                Ok(_) => {}
+                Err(code) => return Err(Refused { index, code }),
+            }
+        }
+        if let Some(next) = node.next_sequence {
+            if !store.start_sequence(&node.path, next) {
+                return Err(Refused {
+                    index,
+                    code: crate::store::ErrorCode::BadArguments,
+                });
+            }
+        }
+    }
+    Ok(dead)
+}
+
 /// The part every recipe's clients can play: waiting for their turn
 /// ([`Recipe::is_waiting`]).
 pub const WAITER: (&str, &str) = (
@@ -618,10 +687,12 @@ impl<R: Recipe> World<R> {
     /// node the server created sequential has a number no later create
     /// repeats before the counter wraps.
     pub fn interchangeable(&self) -> Groups {
-        let directories: Vec<&Path> = (self.recipes.iter()).map(Recipe::directory).collect();
+        // Every node the recipes make before they start is a directory of
+        // theirs (a semaphore's leases and its internal lock's too).
+        let directories: Vec<Path> = (self.recipes.iter()).flat_map(Recipe::setup).collect();
         let named_in_a_directory = |node: &StartingNode| {
             !node.sequential
-                && (node.path.split()).is_some_and(|(parent, _)| directories.contains(&&parent))
+                && (node.path.split()).is_some_and(|(parent, _)| directories.contains(&parent))
         };
         let ties = self.store.sequence_bits < 32
             || (self.tree.iter())
@@ -700,38 +771,11 @@ impl<R: Recipe> World<R> {
     /// the session of the dead process its ephemerals belong to, if any,
     /// for the server to expire.
     fn plant(&self, net: &mut Net) -> BTreeSet<SessionId> {
-        let mut dead = BTreeSet::new();
-        if self.tree.iter().any(|node| node.ephemeral) {
-            dead.insert(net.store.open_session());
+        let owner = net.session(0);
+        match plant(&self.tree, &mut net.store, owner) {
+            Ok(dead) => dead.into_iter().collect(),
+            Err(refused) => panic!("a validated starting tree plants: {refused:?}"),
         }
-        let owner = dead.first().copied().unwrap_or_else(|| net.session(0));
-        for node in &self.tree {
-            if node.sequential || !net.store.exists(&node.path) {
-                let mode = match (node.ephemeral, node.sequential) {
-                    (false, false) => CreateMode::Persistent,
-                    (true, false) => CreateMode::Ephemeral,
-                    (false, true) => CreateMode::PersistentSequential,
-                    (true, true) => CreateMode::EphemeralSequential,
-                };
-                let create = Op::Create {
-                    path: node.path.clone(),
-                    data: node.data.clone(),
-                    mode,
-                };
-                let applied = net.store.apply(owner, &create);
-                assert!(
-                    applied.result.is_ok(),
-                    "a validated starting tree plants {node:?}: {applied:?}"
-                );
-            }
-            if let Some(next) = node.next_sequence {
-                assert!(
-                    net.store.start_sequence(&node.path, next),
-                    "a validated counter start {node:?}"
-                );
-            }
-        }
-        dead
     }
 
     /// What a fault does to `client`'s process ([`Fate`]).

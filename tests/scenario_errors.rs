@@ -1045,6 +1045,44 @@ fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
         "scenarios/lock/broken.toml: `store.node[1].path`: \"/lock/x-/y\": its parent /lock/x- is \
          not there; expected the root, the recipe's directory or an earlier node"
     );
+    // The server plants the tree: a name its counter gives may be taken.
+    let sequential = "[[store.node]]\npath = \"/lock/a-\"\nsequential = true\n";
+    assert_eq!(
+        node(&format!(
+            "[[store.node]]\npath = \"/lock/a-0000000001\"\n{sequential}"
+        )),
+        "scenarios/lock/broken.toml: `store.node[1].path`: \"/lock/a-\": the server would name it \
+         after its parent's counter, and a node of that name is planted before it (code \
+         NODEEXISTS); expected a tree the server can create in this order"
+    );
+    assert_eq!(
+        node(&format!(
+            "[store]\nsequence_bits = 2\n{}",
+            sequential.repeat(5)
+        )),
+        "scenarios/lock/broken.toml: `store.node[4].path`: \"/lock/a-\": the server would name it \
+         after its parent's counter, and a node of that name is planted before it (code \
+         NODEEXISTS); expected a tree the server can create in this order"
+    );
+    assert_eq!(
+        node(&format!(
+            "{sequential}[[store.node]]\npath = \"/lock/a-0000000000\"\ndata = \"x\""
+        )),
+        "scenarios/lock/broken.toml: `store.node[1].path`: \"/lock/a-0000000000\": a node of that \
+         name is there already (named so by the server's counter, or one the recipe makes), and \
+         only a new node takes `data` or `ephemeral` (code NODEEXISTS); expected a tree the \
+         server can create in this order"
+    );
+    // Its counter moves on only: started back at 0 after a child, it names
+    // the next sequential node after the first.
+    assert_eq!(
+        node(&format!(
+            "{sequential}[[store.node]]\npath = \"/lock\"\nnext_sequence = 0\n{sequential}"
+        )),
+        "scenarios/lock/broken.toml: `store.node[2].path`: \"/lock/a-\": the server would name it \
+         after its parent's counter, and a node of that name is planted before it (code \
+         NODEEXISTS); expected a tree the server can create in this order"
+    );
     assert_eq!(
         node("[[store.node]]\npath = \"/e\"\nephemeral = true\nnext_sequence = 1"),
         "scenarios/lock/broken.toml: `store.node[0].next_sequence`: 1 on an ephemeral node, which \

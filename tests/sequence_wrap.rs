@@ -369,3 +369,35 @@ fn a_counter_starts_past_its_wrap_but_not_outside_its_width() {
     assert!(store.start_sequence(&dir, -4));
     run(3, -4, &[Step::Sequential(0), Step::Sequential(1)]).unwrap();
 }
+
+/// A node of a starting tree that the scenario names itself has no number
+/// the server gave, but it keeps its place in the create order once the
+/// world says so (`Store::keep_order`, which `world::plant` calls): a recipe
+/// that adopts it is placed before every node created after it.
+#[test]
+fn a_starting_node_named_by_the_scenario_keeps_its_place() {
+    let (mut store, session, dir) = with_dir(32);
+    let create = |path: Path, mode| Op::Create {
+        path,
+        data: None,
+        mode,
+    };
+    let leftover = dir.child("c0-lock-0000000000");
+    let applied = store.apply(session, &create(leftover.clone(), CreateMode::Persistent));
+    assert!(applied.result.is_ok());
+    assert_eq!(store.creation_order(&leftover), None);
+    assert!(store.keep_order(&leftover));
+    assert_eq!(store.creation_order(&leftover), Some(0));
+    assert_eq!(store.sequence(&leftover), None);
+    let applied = store.apply(
+        session,
+        &create(dir.child("c1-lock-"), CreateMode::PersistentSequential),
+    );
+    let Ok(Response::Created { path, .. }) = applied.result else {
+        panic!("{applied:?}")
+    };
+    assert_eq!(store.creation_order(&path), Some(1));
+    // Only the child created last can be placed so.
+    assert!(!store.keep_order(&leftover));
+    assert!(!store.keep_order(&dir.child("nowhere")));
+}

@@ -94,8 +94,9 @@
 //! fair one: a schedule that always takes the enabled progress action that
 //! waited longest, which starves nothing. Its tail is then read for the
 //! steps that repeat with a period *modulo counters* (the same action and
-//! the same state with every digit masked: phases, connections and queue
-//! lengths repeat; xids, zxids and sequence numbers grow).
+//! the same shape of state, read from its fields: phases, flags,
+//! connections and queue lengths repeat; xids, zxids and sequence numbers
+//! grow).
 //!
 //! It proves that a run of that length exists, nothing more: a longer
 //! search might see the run end, and counters can change what a recipe
@@ -772,8 +773,8 @@ fn mask_digits(text: &str) -> String {
 
 /// What of a state a round of a loop brings back when the round only takes
 /// fresh numbers (xids, zxids, sequence numbers, sessions): each client's
-/// phases by the recipe's own account ([`Recipe::phases`]), what it
-/// believes it holds, its process, connection, commands given and the
+/// state by the recipe's own account ([`Recipe::shape`]: its phases, and
+/// the flags and sizes that steer it), what it believes it holds, its process, connection, commands given and the
 /// lengths of its links, then the faults spent and how many sessions died.
 /// Read from the state's fields, never from its words: a rendering with its
 /// digits masked told a name past a counter's wrap (`lock--000000004`) from
@@ -789,7 +790,8 @@ struct Shape<S> {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ClientShape<S> {
-    phases: u64,
+    /// The recipe's own account ([`Recipe::shape`]).
+    recipe: u64,
     /// The recipe's state itself, where the recipe names no phases.
     unnamed: Option<S>,
     holds: Option<crate::recipe::Role>,
@@ -805,7 +807,7 @@ fn shape<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> S
         .map(|(client, process)| {
             let link = &state.net.links[client];
             ClientShape {
-                phases: world.recipe(client).phases(&process.recipe),
+                recipe: world.recipe(client).shape(&process.recipe),
                 unnamed: (!named).then(|| process.recipe.clone()),
                 holds: state.history.holding[client].map(|tenure| tenure.role),
                 status: process.status,

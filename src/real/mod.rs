@@ -53,9 +53,10 @@ const SESSION_TIMEOUT_MS: i32 = 10_000;
 const KEEPALIVE: Duration = Duration::from_secs(2);
 
 /// One transition done on both servers, in words, and whether the two
-/// answers are the same: compared as values (a reply as an [`OpResult`] in
-/// the model's terms, watch events as sets of kind and path), never as
-/// their words.
+/// answers are the same: a reply compared as a value (an [`OpResult`] in
+/// the model's terms); watch events, a reconnect's and an expiry's outcome
+/// by canonical words (events of each session sorted, one sentence a case),
+/// which tell apart exactly what the values do.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Done {
     /// The transition, as the model's server did it.
@@ -609,7 +610,6 @@ fn event_words(kind: EventType, path: &str) -> String {
     format!("{} {path}", kind.name())
 }
 
-/// The model's code for an error the real server sent.
 /// A real path in the model's terms: `path` with the replay's `root` taken
 /// off, where it is under the root.
 fn unrooted(root: &str, path: &str) -> String {
@@ -634,6 +634,7 @@ fn model_part_stat(model: &OpResult, at: usize) -> Option<&Stat> {
     }
 }
 
+/// The model's code for an error the real server sent.
 fn error_code(code: i32) -> std::io::Result<ErrorCode> {
     ErrorCode::from_code(code).ok_or_else(|| {
         std::io::Error::new(

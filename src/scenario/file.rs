@@ -195,7 +195,13 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
             ),
         ));
     }
-    let tree = tree(&raw.store.node, recipe.directory(&scripts), store, &errors)?;
+    let tree = tree(
+        &raw.store.node,
+        recipe.directory(&scripts),
+        &recipe.setup(&scripts),
+        store,
+        &errors,
+    )?;
     let termination = Termination::parse(&raw.check, raw.expect.remove(TERMINATES).as_deref())
         .map_err(|(key, message)| errors.at(key, message))?;
     let expect = expect(&raw.expect, recipe, &errors)?;
@@ -664,10 +670,13 @@ const LAG_MAX: i64 = 8;
 
 /// The starting tree: each node's parent is the root, the recipe's
 /// directory or a node before it and not ephemeral; a node that already
-/// exists (the directory) may only start its children's sequence counter.
+/// exists (the directory) may only start its children's sequence counter;
+/// and the server, given the recipe's `setup` nodes, creates every node (a
+/// name the counter gives may be taken).
 fn tree(
     sections: &[NodeSection],
     directory: crate::store::Path,
+    setup: &[crate::store::Path],
     store: StoreConfig,
     errors: &Errors,
 ) -> Result<Vec<StartingNode>, ScenarioError> {
@@ -753,6 +762,40 @@ fn tree(
             sequential: section.sequential,
             next_sequence,
         });
+    }
+    let mut scratch = crate::store::Store::new(store);
+    let owner = scratch.open_session();
+    for path in setup {
+        let create = crate::store::Op::Create {
+            path: path.clone(),
+            data: None,
+            mode: crate::store::CreateMode::Persistent,
+        };
+        scratch.apply(owner, &create);
+    }
+    if let Err(refused) = crate::world::plant(&tree, &mut scratch, owner) {
+        let index = refused.index;
+        let node = &sections[index];
+        let why = match refused.code {
+            crate::store::ErrorCode::NodeExists if node.sequential => format!(
+                "the server would name it after its parent's counter, and a node of that name \
+                 is planted before it (code {})",
+                refused.code.name()
+            ),
+            crate::store::ErrorCode::NodeExists => format!(
+                "a node of that name is there already (named so by the server's counter, or one \
+                 the recipe makes), and only a new node takes `data` or `ephemeral` (code {})",
+                refused.code.name()
+            ),
+            code => format!("the server refuses to create it ({})", code.name()),
+        };
+        return Err(errors.at(
+            &format!("store.node[{index}].path"),
+            format!(
+                "{}: {why}; expected a tree the server can create in this order",
+                crate::text::quoted(&node.path, 80)
+            ),
+        ));
     }
     Ok(tree)
 }

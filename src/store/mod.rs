@@ -98,12 +98,18 @@ struct Znode {
     child_creates: i32,
     /// The same count without the wrap at [`StoreConfig::sequence_bits`]:
     /// equal to `child_creates` until it wraps, so it tells states apart only
-    /// past a wrap. No client sees it; each sequential child keeps its value
-    /// as its place in the create order ([`Sequence::order`]).
+    /// past a wrap. No client sees it; each child keeps its value as its
+    /// place in the create order ([`Store::creation_order`]).
     child_creates_unwrapped: u64,
     ephemeral_owner: SessionId,
-    /// How the server named this node, if it was created sequential.
-    sequence: Option<Sequence>,
+    /// Its place in its parent's create order: kept for a sequential node,
+    /// and for a node of a scenario's starting tree ([`Store::keep_order`]).
+    /// A node a client creates with a plain name keeps none: nothing reads
+    /// it, and it would tell apart states that nothing else does (a barrier's
+    /// `ready`, created and deleted round after round).
+    order: Option<u64>,
+    /// The number the counter gave it, if it was created sequential.
+    number: Option<i32>,
 }
 
 /// What the server gave a sequential node when it created it: the value of
@@ -118,8 +124,8 @@ pub struct Sequence {
     /// [`StoreConfig::sequence_bits`].
     pub number: i32,
     /// How many children the parent had had created before this one, as if
-    /// the counter never wrapped: orders the parent's sequential children as
-    /// their czxids do.
+    /// the counter never wrapped: orders the parent's children as their
+    /// czxids do ([`Store::creation_order`], which every created node has).
     pub order: u64,
 }
 
@@ -134,7 +140,8 @@ impl Znode {
             child_creates: 0,
             child_creates_unwrapped: 0,
             ephemeral_owner,
-            sequence: None,
+            order: None,
+            number: None,
         }
     }
 }
@@ -540,13 +547,11 @@ impl Store {
         // The server splits at the last slash; for `/` the parent is the root itself.
         let (parent_path, prefix) = path.split().unwrap_or((Path::root(), ""));
         let parent = self.nodes.get(&parent_path).ok_or(ErrorCode::NoNode)?;
-        let sequence = mode.is_sequential().then_some(Sequence {
-            number: parent.child_creates,
-            order: parent.child_creates_unwrapped,
-        });
-        let created = match sequence {
+        let number = mode.is_sequential().then_some(parent.child_creates);
+        let order = parent.child_creates_unwrapped;
+        let created = match number {
             // Java's `%010d`: ten digits, or a sign and nine or more.
-            Some(sequence) => parent_path.child(&format!("{prefix}{:010}", sequence.number)),
+            Some(number) => parent_path.child(&format!("{prefix}{number:010}")),
             None => path.clone(),
         };
         if self.nodes.contains_key(&created) {
@@ -563,7 +568,8 @@ impl Store {
         parent.child_creates_unwrapped += 1;
         parent.pzxid = zxid;
         let node = Znode {
-            sequence,
+            order: number.map(|_| order),
+            number,
             ..Znode::new(data.clone(), zxid, owner)
         };
         nodes.insert(created.clone(), node);
@@ -722,23 +728,61 @@ impl Store {
     /// How the server named the sequential node `path` when it created it
     /// ([`Sequence`]); `None` for a node created with a plain name, or no node.
     pub fn sequence(&self, path: &Path) -> Option<Sequence> {
-        self.nodes.get(path)?.sequence
+        let node = self.nodes.get(path)?;
+        Some(Sequence {
+            number: node.number?,
+            order: node.order?,
+        })
     }
 
-    /// Where the sequential node `path` stands in its parent's create order
-    /// ([`Sequence::order`]): the order of the parent's sequential children's
-    /// czxids, which never wraps.
+    /// Where the node `path` stands in its parent's create order: how many
+    /// children the parent had had created before it, counted without the
+    /// wrap, the order of their czxids. A sequential node has one, and so
+    /// does a node of the starting tree ([`Store::keep_order`]); `None`
+    /// otherwise.
     pub fn creation_order(&self, path: &Path) -> Option<u64> {
-        Some(self.sequence(path)?.order)
+        self.nodes.get(path)?.order
+    }
+
+    /// Keeps the create order of `path`, the child its parent had created
+    /// last, created with a plain name: for a scenario's starting tree,
+    /// whose nodes no client made and whose places are the same in every
+    /// state, so that a recipe adopting one (a leftover lock node named by
+    /// the scenario) is placed before every node created after it. `false`
+    /// if `path` is no node or not its parent's last child created.
+    pub fn keep_order(&mut self, path: &Path) -> bool {
+        let Some((parent, _)) = path.split() else {
+            return false;
+        };
+        let Some(creates) = self
+            .nodes
+            .get(&parent)
+            .map(|node| node.child_creates_unwrapped)
+        else {
+            return false;
+        };
+        let Some(czxid) = self.nodes.get(path).map(|node| node.czxid) else {
+            return false;
+        };
+        if self.nodes.get(&parent).map(|node| node.pzxid) != Some(czxid) || creates == 0 {
+            return false;
+        }
+        let node = Arc::make_mut(&mut self.nodes)
+            .get_mut(path)
+            .expect("checked above");
+        node.order = Some(creates - 1);
+        true
     }
 
     /// Starts the sequence counter of `path`'s children at `next`, as on a
     /// server that had seen that many child creates there, modulo the
     /// counter's width: the next sequential child is named after `next`. A
     /// negative `next` is a counter that has already wrapped, as a real
-    /// parent's can have. For a scenario's starting tree, before any client
-    /// acts; `false` if there is no such node or `next` is outside the
-    /// counter's range.
+    /// parent's can have. The create order only moves on: the creates seen
+    /// become the fewest, no fewer than before, that the counter shows as
+    /// `next`. For a scenario's starting tree, before any client acts;
+    /// `false` if there is no such node or `next` is outside the counter's
+    /// range.
     pub fn start_sequence(&mut self, path: &Path, next: i32) -> bool {
         let period = 1i64 << self.config.sequence_bits;
         if !(-period / 2..period / 2).contains(&i64::from(next)) {
@@ -748,8 +792,11 @@ impl Store {
             return false;
         };
         node.child_creates = next;
-        // The creates seen, as the least count the counter shows as `next`.
-        node.child_creates_unwrapped = i64::from(next).rem_euclid(period) as u64;
+        let seen = node.child_creates_unwrapped;
+        let period = period as u64;
+        let ahead =
+            (i64::from(next).rem_euclid(period as i64) as u64 + period - seen % period) % period;
+        node.child_creates_unwrapped = seen + ahead;
         journal::note(|| journal::Entry::SequenceStarted {
             path: path.clone(),
             next,
