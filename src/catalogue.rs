@@ -17,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use stateright::{Expectation, Model};
 
-use crate::check::{check_bounded, CheckOptions, Outcome, Verdict};
+use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
 use crate::faults::{FaultBudget, Kind};
 use crate::models::barrier::Barrier;
@@ -237,14 +237,14 @@ pub trait AnyWorld: Send + Sync {
     fn check(
         &self,
         options: &CheckOptions,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         bound: &Termination,
     ) -> Outcome;
     /// Walks at random ([`crate::simulate::simulate_world`]).
     fn simulate(
         &self,
         options: SimulateOptions,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         progress: Option<fn(&WalkProgress)>,
     ) -> Outcome;
     /// One seeded walk ([`crate::simulate::walk`]).
@@ -466,7 +466,7 @@ impl<R: Recipe> AnyWorld for World<R> {
     fn check(
         &self,
         options: &CheckOptions,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         bound: &Termination,
     ) -> Outcome {
         check_bounded(self.clone(), options, expect, bound)
@@ -475,7 +475,7 @@ impl<R: Recipe> AnyWorld for World<R> {
     fn simulate(
         &self,
         options: SimulateOptions,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         progress: Option<fn(&WalkProgress)>,
     ) -> Outcome {
         crate::simulate::simulate_world(self, options, expect, progress)

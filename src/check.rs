@@ -40,6 +40,56 @@ impl Verdict {
     }
 }
 
+/// What a scenario expects of one property: a verdict, and whether the
+/// search proves it. Most expectations are proven ones (`holds`). An
+/// unproven one (`violated?`, `holds?`, ...) is what a search can show but
+/// not prove, such as a likely loop on a path that grows to the depth bound
+/// (`terminates = "violated?"`), and the verdicts the search could not prove
+/// beside it: meeting it is success, and a search that proves it instead is
+/// a change the scenario should say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub verdict: Verdict,
+    pub proven: bool,
+}
+
+impl Expected {
+    pub fn proven(verdict: Verdict) -> Expected {
+        Expected {
+            verdict,
+            proven: true,
+        }
+    }
+
+    /// As a scenario writes it: `holds`, or `holds?` where unproven.
+    pub fn name(self) -> &'static str {
+        match (self.verdict, self.proven) {
+            (verdict, true) => verdict.name(),
+            (Verdict::Holds, false) => "holds?",
+            (Verdict::Violated, false) => "violated?",
+            (Verdict::Reached, false) => "reached?",
+            (Verdict::Unreached, false) => "unreached?",
+        }
+    }
+
+    /// The expectation `text` names among those of an always-property
+    /// (`always`) or of a sometimes-property.
+    pub fn parse(text: &str, always: bool) -> Option<Expected> {
+        let (word, proven) = match text.strip_suffix('?') {
+            Some(word) => (word, false),
+            None => (text, true),
+        };
+        let verdict = match word {
+            "holds" if always => Verdict::Holds,
+            "violated" if always => Verdict::Violated,
+            "reached" if !always => Verdict::Reached,
+            "unreached" if !always => Verdict::Unreached,
+            _ => return None,
+        };
+        Some(Expected { verdict, proven })
+    }
+}
+
 /// How to search.
 #[derive(Clone, Debug, Default)]
 pub struct CheckOptions {
@@ -147,7 +197,7 @@ pub struct PanicReport {
 pub fn check_world<R: Recipe>(
     world: World<R>,
     options: &CheckOptions,
-    expect: &[(&'static str, Verdict)],
+    expect: &[(&'static str, Expected)],
 ) -> Outcome {
     check_bounded(world, options, expect, &Termination::default())
 }
@@ -158,7 +208,7 @@ pub fn check_world<R: Recipe>(
 pub fn check_bounded<R: Recipe>(
     world: World<R>,
     options: &CheckOptions,
-    expect: &[(&'static str, Verdict)],
+    expect: &[(&'static str, Expected)],
     bound: &Termination,
 ) -> Outcome {
     let started = Instant::now();
@@ -517,7 +567,7 @@ fn over_budget(options: &CheckOptions, memory: Option<u64>) -> bool {
 #[derive(Clone, Debug)]
 pub struct PropertyOutcome {
     pub name: &'static str,
-    pub expected: Verdict,
+    pub expected: Expected,
     pub actual: Verdict,
     /// Whether `actual` is proven: a discovery always is (its trace shows
     /// it); its absence only when the search saw every state.
@@ -550,7 +600,7 @@ impl PropertyOutcome {
     /// the one `expect` asks for.
     pub fn judge<M: Model>(
         property: &stateright::Property<M>,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         trace: Option<Trace>,
         seed: Option<u64>,
         complete: bool,
@@ -562,15 +612,22 @@ impl PropertyOutcome {
             (false, true) => Verdict::Reached,
             (false, false) => Verdict::Unreached,
         };
+        let proven = complete || trace.is_some();
         let expected = expect
             .iter()
             .find(|(name, _)| *name == property.name)
-            .map_or(actual, |(_, verdict)| *verdict);
+            .map_or(
+                Expected {
+                    verdict: actual,
+                    proven,
+                },
+                |(_, expected)| *expected,
+            );
         PropertyOutcome {
             name: property.name,
             expected,
             actual,
-            proven: complete || trace.is_some(),
+            proven,
             trace,
             seed,
             shrunk: None,
@@ -579,14 +636,18 @@ impl PropertyOutcome {
 
     /// Whether the verdict is the one expected (proven or not).
     pub fn as_expected(&self) -> bool {
-        self.expected == self.actual
+        self.expected.verdict == self.actual
     }
 
+    /// A proven verdict meets a proven expectation of it; an unproven one
+    /// meets an unproven expectation of it. A verdict proven where the
+    /// scenario expects it unproven is not met: the scenario says less than
+    /// the search now shows.
     pub fn judgement(&self) -> Judgement {
-        match (self.proven, self.as_expected()) {
-            (false, _) => Judgement::Unproven,
-            (true, true) => Judgement::Met,
-            (true, false) => Judgement::NotMet,
+        match (self.proven, self.as_expected(), self.expected.proven) {
+            (true, true, true) | (false, true, false) => Judgement::Met,
+            (true, true, false) | (true, false, _) => Judgement::NotMet,
+            (false, _, _) => Judgement::Unproven,
         }
     }
 

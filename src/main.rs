@@ -25,15 +25,17 @@ use cli::run::{run, Mode};
 const EXIT_CODES: &str = "\
 EXIT CODES:
   0  every expectation met; for `check`, every verdict proven (the search saw
-     every state); for `simulate`, no walk found anything unexpected (a
-     simulation proves nothing: its verdicts are marked ?)
+     every state) but where its scenario expects it unproven (`violated?`: a
+     likely loop a search can show but not prove); for `simulate`, no walk
+     found anything unexpected (a simulation proves nothing: its verdicts are
+     marked ?)
   1  some verdict contradicts its expectation, or the model failed (a panic
      in a recipe, the store or the client library: a trace of it is written),
      or a replay no longer reaches its verdict
   2  bad usage or a bad file (in a directory, the other files are still checked)
   3  incomplete: nothing contradicts an expectation, but the search stopped at
-     a limit (--max-depth, --max-states, --timeout, --max-memory) and some
-     verdict is unproven (marked ?)
+     a limit (--max-depth, --max-states, --timeout, --max-memory, a depth
+     bound) and some verdict its scenario expects proven is unproven (marked ?)
 When several apply, the lowest non-zero code wins.";
 
 /// The exit code of an incomplete check.

@@ -26,7 +26,7 @@ use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use stateright::{Expectation, Model, Property};
 
-use crate::check::{Limit, Outcome, PanicReport, PropertyOutcome, Verdict};
+use crate::check::{Expected, Limit, Outcome, PanicReport, PropertyOutcome, Verdict};
 use crate::recipe::Recipe;
 use crate::shrink::{self, STEPS_MAX};
 use crate::trace::{self, Trace};
@@ -165,7 +165,7 @@ impl WalkProgress {
 /// A simulation: how to walk, and what the scenario expects.
 struct SimulateTask<'a> {
     pub options: SimulateOptions,
-    pub expect: &'a [(&'static str, Verdict)],
+    pub expect: &'a [(&'static str, Expected)],
     /// Called after each walk done (in seed order).
     pub progress: Option<fn(&WalkProgress)>,
 }
@@ -222,7 +222,7 @@ impl SimulateTask<'_> {
                 };
                 self.expect
                     .iter()
-                    .any(|(name, expected)| *name == property.name && *expected != found)
+                    .any(|(name, expected)| *name == property.name && expected.verdict != found)
             })
             .collect()
     }
@@ -310,7 +310,7 @@ impl SimulateTask<'_> {
 pub fn simulate_world<R: Recipe>(
     world: &World<R>,
     options: SimulateOptions,
-    expect: &[(&'static str, Verdict)],
+    expect: &[(&'static str, Expected)],
     progress: Option<fn(&WalkProgress)>,
 ) -> Outcome {
     SimulateTask {
@@ -358,7 +358,7 @@ impl SimulateTask<'_> {
 fn judge<R: Recipe>(
     world: &World<R>,
     property: &Property<World<R>>,
-    expect: &[(&'static str, Verdict)],
+    expect: &[(&'static str, Expected)],
     walk: Option<Walk>,
 ) -> PropertyOutcome {
     let Some(walk) = walk else {
@@ -385,7 +385,7 @@ mod tests {
     use std::path::Path;
 
     use super::SimulateOptions;
-    use crate::check::{Outcome, Verdict};
+    use crate::check::{Expected, Outcome, Verdict};
     use crate::scenario::Scenario;
     use crate::world::Action;
 
@@ -397,7 +397,7 @@ mod tests {
 
     fn simulate(
         scenario: &Scenario,
-        expect: &[(&'static str, Verdict)],
+        expect: &[(&'static str, Expected)],
         options: SimulateOptions,
     ) -> Outcome {
         scenario.world().simulate(options, expect, None)
@@ -484,7 +484,7 @@ mod tests {
     fn fail_fast_stops_after_the_first_unexpected_walk_by_seed_on_any_threads() {
         let scenario = pause_expire();
         let mut expect = scenario.expect.clone();
-        expect[0] = ("mutual_exclusion", Verdict::Holds);
+        expect[0] = ("mutual_exclusion", Expected::proven(Verdict::Holds));
         let options = SimulateOptions {
             runs: 1000,
             seed: 40,

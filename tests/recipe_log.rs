@@ -4,7 +4,7 @@
 //! beside it, and nothing the world shares knows of them.
 
 use stateright::Property;
-use zoocheck::check::{check_world, CheckOptions, Verdict};
+use zoocheck::check::{check_world, CheckOptions, Expected, Verdict};
 use zoocheck::faults::{FaultBudget, Kind};
 use zoocheck::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use zoocheck::store::{CreateMode, Op, OpResult, Path};
@@ -195,7 +195,7 @@ fn receipts(budget: FaultBudget) -> World<Receipts> {
 
 #[test]
 fn a_recipe_outside_the_crate_keeps_its_own_facts_and_words() {
-    let expect = [("every_receipt_confirmed", Verdict::Holds)];
+    let expect = [("every_receipt_confirmed", Expected::proven(Verdict::Holds))];
     let fault_free = check_world(
         receipts(FaultBudget::default()),
         &CheckOptions::default(),
@@ -207,7 +207,10 @@ fn a_recipe_outside_the_crate_keeps_its_own_facts_and_words() {
         .iter()
         .all(|property| property.as_expected()));
 
-    let expect = [("every_receipt_confirmed", Verdict::Violated)];
+    let expect = [(
+        "every_receipt_confirmed",
+        Expected::proven(Verdict::Violated),
+    )];
     let world = receipts(FaultBudget::of(Kind::LoseReply, 1));
     let outcome = check_world(world, &CheckOptions::default(), &expect);
     let property = &outcome.properties[0];

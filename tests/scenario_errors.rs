@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use zoocheck::check::Verdict;
+use zoocheck::check::{Expected, Verdict};
 use zoocheck::faults::{FaultBudget, Kind};
 use zoocheck::properties::termination::Termination;
 use zoocheck::scenario::Scenario;
@@ -276,7 +276,7 @@ fn terminates_is_every_recipes_and_holds_unless_the_file_says_otherwise() {
         Termination::default(),
         Termination {
             depth_bound: 200,
-            expected: Verdict::Holds
+            expected: Expected::proven(Verdict::Holds)
         }
     );
     let text = replaced("[expect]\n", "[check]\ndepth_bound = 60\n\n[expect]\n").replacen(
@@ -289,11 +289,34 @@ fn terminates_is_every_recipes_and_holds_unless_the_file_says_otherwise() {
         scenario.termination,
         Termination {
             depth_bound: 60,
-            expected: Verdict::Violated
+            expected: Expected::proven(Verdict::Violated)
         }
     );
     // It is not one of the recipe's own properties.
     assert_eq!(scenario.expect.len(), 6);
+    // A likely loop is expected unproven, and so may any verdict be.
+    let text = text
+        .replacen("terminates = \"violated\"", "terminates = \"violated?\"", 1)
+        .replacen(
+            "waiter_woken = \"reached\"",
+            "waiter_woken = \"reached?\"",
+            1,
+        );
+    let scenario = Scenario::parse(&text, Path::new("x.toml"), "lock/x").unwrap();
+    assert_eq!(
+        scenario.termination.expected,
+        Expected {
+            verdict: Verdict::Violated,
+            proven: false
+        }
+    );
+    assert!(scenario.expect.contains(&(
+        "waiter_woken",
+        Expected {
+            verdict: Verdict::Reached,
+            proven: false
+        }
+    )));
 }
 
 #[test]
@@ -333,20 +356,21 @@ fn a_depth_bound_out_of_range_or_not_a_number_is_refused() {
 }
 
 #[test]
-fn an_expectation_of_terminates_is_holds_or_violated() {
+fn an_expectation_of_terminates_is_holds_or_violated_proven_or_not() {
     assert_eq!(
         error_of(&replaced(
             "[expect]\n",
             "[expect]\nterminates = \"reached\"\n"
         )),
-        "scenarios/lock/broken.toml: `expect.terminates`: \"reached\"; expected holds or violated \
-         (terminates is every recipe's always-property; holds if not given)"
+        "scenarios/lock/broken.toml: `expect.terminates`: \"reached\"; expected holds or violated, \
+         or violated? for a likely loop a search can show but not prove (terminates is every \
+         recipe's always-property; holds if not given)"
     );
     assert_eq!(
         error_of(&replaced("[expect]\n", "[expect]\nterminates = \"hold\"\n")),
         "scenarios/lock/broken.toml: `expect.terminates`: \"hold\"; did you mean \"holds\"? \
-         expected holds or violated (terminates is every recipe's always-property; holds if not \
-         given)"
+         expected holds or violated, or violated? for a likely loop a search can show but not \
+         prove (terminates is every recipe's always-property; holds if not given)"
     );
 }
 

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use zoocheck::check::{CheckOptions, Outcome, Verdict};
-use zoocheck::properties::termination;
+use zoocheck::check::{CheckOptions, Judgement, Outcome, Verdict};
 use zoocheck::reduce::Reductions;
 use zoocheck::scenario::{report, Scenario};
 use zoocheck::text::did_you_mean;
@@ -139,20 +138,20 @@ fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     if let Some(panic) = &outcome.panic {
         wrong.push(format!("the model panicked: {}", panic.message));
     }
-    // A search may stop at its depth bound only on the loop its scenario
-    // expects `terminates` to find there.
-    if let Some(limit) = outcome.stopped {
-        if !termination::stopped_at_the_loop(&outcome) {
-            wrong.push(format!("the search stopped at its {} limit", limit.name()));
-        }
-    }
+    // Every verdict is as expected, and proven where the scenario expects
+    // it proven: a search that stops at a limit meets only the unproven
+    // verdicts a scenario expects (a likely loop at its depth bound).
     for property in &outcome.properties {
-        if !property.as_expected() {
+        if property.judgement() != Judgement::Met {
+            let stopped = outcome
+                .stopped
+                .map(|limit| format!(" (the search stopped at its {} limit)", limit.name()))
+                .unwrap_or_default();
             wrong.push(format!(
-                "{} expected {} but is {}",
+                "{} expected {} but is {}{stopped}",
                 property.name,
                 property.expected.name(),
-                property.actual.name()
+                property.shown()
             ));
         }
         let Some(trace) = &property.trace else {

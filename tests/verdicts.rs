@@ -3,7 +3,7 @@
 //! panicked"), and a replayed action is taken only where it is enabled.
 
 use stateright::{Model, Property};
-use zoocheck::check::{check_world, CheckOptions, Judgement, Limit, Verdict};
+use zoocheck::check::{check_world, CheckOptions, Expected, Judgement, Limit, Verdict};
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::simulate::{simulate_world, SimulateOptions};
@@ -94,7 +94,7 @@ fn a_panic_in_a_recipe_is_reported_with_a_trace_that_replays_to_it() {
     let outcome = check_world(
         world.clone(),
         &CheckOptions::default(),
-        &[("someone_done", Verdict::Reached)],
+        &[("someone_done", Expected::proven(Verdict::Reached))],
     );
     let panic = outcome.panic.as_ref().expect("the panic is reported");
     assert_eq!(panic.message, "c1 cannot read its reply");
@@ -132,7 +132,7 @@ fn a_panic_in_a_simulation_names_its_seed() {
             max_depth: 50,
             ..SimulateOptions::default()
         },
-        &[("someone_done", Verdict::Reached)],
+        &[("someone_done", Expected::proven(Verdict::Reached))],
         None,
     );
     let panic = outcome.panic.expect("some walk reaches the panic");
@@ -269,8 +269,11 @@ fn limits_hold_after_every_property_is_found() {
         ]
     });
     let expect = [
-        ("c1_writes_at_most_once", Verdict::Violated),
-        ("someone_wrote", Verdict::Reached),
+        (
+            "c1_writes_at_most_once",
+            Expected::proven(Verdict::Violated),
+        ),
+        ("someone_wrote", Expected::proven(Verdict::Reached)),
     ];
     let whole = check_world(world.clone(), &CheckOptions::default(), &expect);
     assert!(whole.complete());
@@ -322,7 +325,11 @@ fn a_panic_in_a_propertys_condition_is_reported_on_any_number_of_threads() {
             threads,
             ..CheckOptions::default()
         };
-        let outcome = check_world(world, &options, &[("reads_too_far", Verdict::Holds)]);
+        let outcome = check_world(
+            world,
+            &options,
+            &[("reads_too_far", Expected::proven(Verdict::Holds))],
+        );
         let panic = outcome.panic.as_ref().expect("the panic is reported");
         assert!(
             panic.message.contains("the condition gave up"),
@@ -407,7 +414,7 @@ fn a_recipe_that_loops_within_one_step_is_reported_as_a_panic_not_a_hang() {
     let outcome = check_world(
         world.clone(),
         &CheckOptions::default(),
-        &[("done", Verdict::Reached)],
+        &[("done", Expected::proven(Verdict::Reached))],
     );
     let panic = outcome.panic.as_ref().expect("the loop is reported");
     assert!(

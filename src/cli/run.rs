@@ -445,7 +445,7 @@ fn print_header(mode: Mode, columns: Columns) {
     } = columns;
     match mode {
         Mode::Check { .. } => outln!(
-            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -457,7 +457,7 @@ fn print_header(mode: Mode, columns: Columns) {
             "states/s"
         ),
         Mode::Simulate { .. } => outln!(
-            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -508,7 +508,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
                 format!("{}{star}", trace.steps.len())
             });
         outln!(
-            "{:<sw$} {:<pw$} {:<9} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
+            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
             property.expected.name(),

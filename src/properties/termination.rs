@@ -115,7 +115,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Deserialize;
 use stateright::Model;
 
-use crate::check::{Limit, Outcome, PropertyOutcome, Verdict};
+use crate::check::{Expected, Limit, Outcome, PropertyOutcome, Verdict};
 use crate::client::ConnState;
 use crate::recipe::{ClientId, Recipe};
 use crate::text::{did_you_mean, quoted, shorten};
@@ -157,14 +157,14 @@ pub struct CheckSection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Termination {
     pub depth_bound: usize,
-    pub expected: Verdict,
+    pub expected: Expected,
 }
 
 impl Default for Termination {
     fn default() -> Self {
         Termination {
             depth_bound: DEPTH_BOUND_DEFAULT,
-            expected: Verdict::Holds,
+            expected: Expected::proven(Verdict::Holds),
         }
     }
 }
@@ -196,17 +196,18 @@ impl Termination {
                 ));
             }
         };
-        let expected = match expected {
-            None | Some("holds") => Verdict::Holds,
-            Some("violated") => Verdict::Violated,
-            Some(other) => {
-                let hint = did_you_mean(other, &["holds", "violated"])
+        let expected = match expected.map(|text| (text, Expected::parse(text, true))) {
+            None => Expected::proven(Verdict::Holds),
+            Some((_, Some(expected))) => expected,
+            Some((other, None)) => {
+                let hint = did_you_mean(other, &["holds", "violated", "violated?"])
                     .map(|near| format!("did you mean {near:?}? "))
                     .unwrap_or_default();
                 return Err((
                     "expect.terminates",
                     format!(
-                        "{}; {hint}expected holds or violated (terminates is every recipe's \
+                        "{}; {hint}expected holds or violated, or violated? for a likely loop a \
+                         search can show but not prove (terminates is every recipe's \
                          always-property; holds if not given)",
                         quoted(other, 60)
                     ),
@@ -226,18 +227,6 @@ pub fn depth_limit(max_depth: Option<usize>, termination: &Termination) -> usize
     max_depth.map_or(termination.depth_bound, |max| {
         max.min(termination.depth_bound)
     })
-}
-
-/// Whether a search stopped at the depth bound because `terminates` found
-/// what it expects there, a loop: the one limit a scenario may stop at, and
-/// only when it says the recipe loops.
-pub fn stopped_at_the_loop(outcome: &Outcome) -> bool {
-    outcome.stopped == Some(Limit::DepthBound)
-        && outcome.properties.iter().any(|property| {
-            property.name == TERMINATES
-                && property.expected == Verdict::Violated
-                && property.actual == Verdict::Violated
-        })
 }
 
 /// What a table says under its rows of a `terminates` the search could not
@@ -1421,6 +1410,7 @@ pub fn growing_path<R: Recipe>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::Judgement;
     use crate::faults::{FaultBudget, Kind};
     use crate::models::lock::{self, Command, Lock, Variant};
 
@@ -1839,7 +1829,7 @@ mod tests {
     }
 
     #[test]
-    fn a_check_stops_at_the_depth_bound_and_only_the_loop_it_expects_excuses_that() {
+    fn a_check_stops_at_the_depth_bound_and_only_an_expected_likely_loop_meets_it() {
         let looping = spin_outcome(r#"["acquire", "work"]"#, "violated");
         assert_eq!(looping.stopped, Some(Limit::DepthBound));
         assert_eq!(looping.max_depth, 40);
@@ -1848,8 +1838,16 @@ mod tests {
             (terminates.name, terminates.actual, terminates.proven),
             (TERMINATES, Verdict::Violated, false)
         );
-        assert!(stopped_at_the_loop(&looping));
+        assert_eq!(
+            terminates.judgement(),
+            Judgement::Unproven,
+            "violated expected proven"
+        );
         assert_eq!(note(&looping), None);
+        // Expected as what it is, a likely loop, it is met.
+        let expected = spin_outcome(r#"["acquire", "work"]"#, "violated?");
+        let terminates = expected.properties.last().unwrap();
+        assert_eq!(terminates.judgement(), Judgement::Met);
         // Every other verdict the search did not prove is unproven.
         let unproven: Vec<&str> = looping
             .properties
@@ -1870,9 +1868,9 @@ mod tests {
         );
 
         // A spin that ends once the holder releases: no fair loop to show,
-        // so `holds?` with the path's words under the table, and the stop is
-        // not excused, whatever the scenario expects.
-        for expected in ["holds", "violated"] {
+        // so `holds?` with the path's words under the table, and no
+        // expectation of a loop is met.
+        for expected in ["holds", "violated", "violated?"] {
             let ending = spin_outcome(r#"["acquire", "work", "release"]"#, expected);
             assert_eq!(ending.stopped, Some(Limit::DepthBound));
             let terminates = ending.properties.last().unwrap();
@@ -1880,7 +1878,7 @@ mod tests {
                 (terminates.actual, terminates.proven),
                 (Verdict::Holds, false)
             );
-            assert!(!stopped_at_the_loop(&ending));
+            assert_ne!(terminates.judgement(), Judgement::Met, "{expected}");
             assert!(note(&ending)
                 .unwrap()
                 .starts_with("UNPROVEN terminates: a path of 40 steps (the depth bound)"));

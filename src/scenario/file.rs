@@ -12,7 +12,7 @@ use super::{
     Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
 };
 use crate::catalogue::{self, AnyRecipe};
-use crate::check::Verdict;
+use crate::check::Expected;
 use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
@@ -806,7 +806,7 @@ fn expect(
     given: &BTreeMap<String, String>,
     recipe: &dyn AnyRecipe,
     errors: &Errors,
-) -> Result<Vec<(&'static str, Verdict)>, ScenarioError> {
+) -> Result<Vec<(&'static str, Expected)>, ScenarioError> {
     let properties = recipe.properties();
     let known: Vec<&str> = (properties.iter().map(|(p, _)| *p))
         .chain([TERMINATES])
@@ -838,14 +838,10 @@ fn expect(
                 format!("missing; expected {} or {}", allowed[0], allowed[1]),
             )
         })?;
-        let verdict = match verdict.as_str() {
-            "holds" if *always => Verdict::Holds,
-            "violated" if *always => Verdict::Violated,
-            "reached" if !*always => Verdict::Reached,
-            "unreached" if !*always => Verdict::Unreached,
-            other => return Err(errors.at(&key, expected_one_of(other, &allowed))),
+        let Some(expected) = Expected::parse(verdict, *always) else {
+            return Err(errors.at(&key, expected_one_of(verdict, &allowed)));
         };
-        expect.push((*property, verdict));
+        expect.push((*property, expected));
     }
     Ok(expect)
 }

@@ -63,7 +63,7 @@ use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
 use crate::catalogue::AnyWorld;
-use crate::check::{CheckOptions, Outcome, Verdict};
+use crate::check::{CheckOptions, Expected, Outcome, Verdict};
 use crate::faults::FaultBudget;
 use crate::properties::termination::{self, Termination};
 use crate::store::StoreConfig;
@@ -178,7 +178,7 @@ pub struct Scenario {
     /// The nodes the server holds before the clients start (`[[store.node]]`).
     pub tree: Vec<StartingNode>,
     /// Each property of the recipe with its expected verdict, in the recipe's order.
-    pub expect: Vec<(&'static str, Verdict)>,
+    pub expect: Vec<(&'static str, Expected)>,
     /// Every recipe's `terminates`: its expected verdict and the depth
     /// bound of the search (`[check] depth_bound`).
     pub termination: Termination,
