@@ -70,7 +70,7 @@
 //!
 //! Measured on the 3-client guid lock question
 //! (`benches/spin/lock_guid_3.toml`): 4,015,346 states without reductions,
-//! 736,060 with `counters`; the README's performance section has the times.
+//! 736,060 with `counters`; `docs/performance.md` has the times.
 //!
 //! # `symmetry`: which of interchangeable clients is which
 //!

@@ -1008,7 +1008,7 @@ fn exp3_s2_and_s3_lost_reply_then_expiry_while_away() {
 // Exp3 S3 saw B receive NodeDeleted /t/lost, NodeChildrenChanged /t, then
 // NodeDeleted /t/a-eph: the real server deletes an ending session's ephemerals
 // in its hash-set order, which docs/zookeeper-semantics.md does not pin. The store deletes
-// them in path order (documented in the README as a difference); what both
+// them in path order (documented in docs/model.md as a difference); what both
 // share, and what this pins, is one firing per deletion with the parent's
 // one-shot child watch spent on the first.
 #[test]
