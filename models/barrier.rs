@@ -124,7 +124,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -258,10 +258,6 @@ impl Recipe for Barrier {
             | u64::from(state.watched) << 33
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -360,6 +356,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Barrier {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// Once its library opened a new session the application makes the call
     /// the lost session interrupted (a wait, a lift) again.
     const RENEWS: bool = true;

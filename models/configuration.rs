@@ -89,7 +89,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -230,10 +230,6 @@ impl Recipe for Configuration {
             | u64::from(state.interrupted) << 34
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -301,6 +297,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Configuration {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// Once its library opened a new session a reader reads again with a
     /// watch, and a writer makes its interrupted write again.
     const RENEWS: bool = true;

@@ -33,11 +33,12 @@ use std::fmt;
 use std::sync::Arc;
 
 use crate::client::SessionEvent;
+use crate::recipe::Symmetric;
 use crate::recipe::{session_scoped, Effects, Incarnation, Observation, Role, Token};
+use crate::store::rename::Renaming;
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
 };
-use crate::symmetry::{Renaming, Symmetric};
 
 /// What a rule decides, given the children and our node (steps 3 and 4).
 #[derive(Clone, Debug, PartialEq, Eq)]

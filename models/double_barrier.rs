@@ -106,12 +106,12 @@ use stateright::Property;
 use super::joined::{Joined, Joins};
 use crate::catalogue::{refuse_restarts, Catalogued, Docs};
 use crate::client::SessionEvent;
-use crate::faults::FaultBudget;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Store, ANY_VERSION,
 };
+use crate::world::faults::FaultBudget;
 use crate::world::{Run, Status, World, WorldState};
 
 /// The barrier node, `b`.
@@ -240,7 +240,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -546,10 +546,6 @@ impl Recipe for DoubleBarrier {
             | u64::from(state.interrupted) << 34
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -682,6 +678,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for DoubleBarrier {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// A process whose session was lost stays out of the round (the module
     /// doc says why); `rejoins` enters again.
     const RENEWS: bool = true;

@@ -125,8 +125,8 @@ pub struct State {
 
 /// The contender's names are renamed; the acknowledgement's stage names
 /// nobody.
-impl crate::symmetry::Symmetric for State {
-    fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Option<State> {
+impl crate::recipe::Symmetric for State {
+    fn renamed(&self, renaming: &crate::store::rename::Renaming) -> Option<State> {
         Some(State {
             contender: self.contender.renamed(renaming)?,
             ack: self.ack.clone(),
@@ -297,10 +297,6 @@ impl Recipe for Election {
         state.contender.shape() | 1 << (super::contender::PHASES.len() as u32 + state.ack.index())
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Its properties read the history, the store, and (in quiescent states
     /// only) whether a client waits and which nodes it claims; it keeps no
     /// log: [`crate::partial_order`] applies.
@@ -406,6 +402,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Election {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// On `Expired` it gives up what it held or waited for; once its library
     /// opened a new session the application may ask again, under a GUID of
     /// that session ([`super::contender::Contender::session_guid`]).

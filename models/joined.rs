@@ -19,7 +19,7 @@ pub struct Joined;
 pub struct Joins(u16);
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for Joins {}
+impl crate::recipe::Symmetric for Joins {}
 
 impl Joins {
     fn bit(process: Incarnation) -> u16 {

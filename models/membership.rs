@@ -98,7 +98,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -219,10 +219,6 @@ impl Recipe for Membership {
         self.phases(state) | (state.view.len() as u64) << 32 | u64::from(state.dropped) << 48
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -314,6 +310,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Membership {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// After `Expired` the member is out of the group; once its library opened
     /// a new session it joins again on its own, under a name of that session
     /// ([`node_name`]).
@@ -382,7 +382,7 @@ pub struct Group {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for Group {}
+impl crate::recipe::Symmetric for Group {}
 
 impl Group {
     /// The client the server created the node `name` for, if it created one.

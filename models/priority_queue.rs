@@ -49,9 +49,9 @@ use std::sync::Arc;
 use super::queue::{self, Fact, OnChange, Queue, QueueLog};
 pub use super::queue::{Put, State, Take};
 use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
-use crate::faults::FaultBudget;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use crate::store::{EventType, Op, OpResult, Path, Response};
+use crate::world::faults::FaultBudget;
 use crate::world::{Run, World, WorldState};
 
 /// The priority of a [`Command::PutHigh`] item (`queue-00-`).
@@ -112,10 +112,6 @@ impl Recipe for PriorityQueue {
 
     fn shape(&self, state: &Self::State) -> u64 {
         self.queue.shape(state)
-    }
-
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
     }
 
     fn init(&self, _me: Incarnation) -> State {
@@ -193,7 +189,7 @@ pub struct PriorityLog {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for PriorityLog {}
+impl crate::recipe::Symmetric for PriorityLog {}
 
 impl AsRef<QueueLog> for PriorityLog {
     fn as_ref(&self) -> &QueueLog {
@@ -291,6 +287,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for PriorityQueue {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// Once its library opened a new session the application makes the
     /// calls the lost session interrupted again (the queue's module doc).
     const RENEWS: bool = true;

@@ -96,12 +96,12 @@ use stateright::Property;
 use super::contender::sequence_after;
 use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::faults::FaultBudget;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
 };
+use crate::world::faults::FaultBudget;
 use crate::world::{Run, World, WorldState};
 
 mod facts;
@@ -284,7 +284,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 impl State {
     pub fn new() -> State {
@@ -946,10 +946,6 @@ impl Recipe for Queue {
                 | u64::from(state.quit) << 57)
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State::new()
     }
@@ -994,6 +990,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Queue {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// Once its library opened a new session the application makes the
     /// calls the lost session interrupted again (the queue's module doc).
     const RENEWS: bool = true;

@@ -151,7 +151,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -348,10 +348,6 @@ impl Recipe for RevocableLock {
         state.lock.shape() | self.phases(state) | u64::from(state.watching_data) << 50 | asked << 51
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, me: Incarnation) -> State {
         State {
             lock: self.lock.init(me),
@@ -469,6 +465,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for RevocableLock {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// As the shared lock, and a waiting revoker lists again.
     const RENEWS: bool = true;
     const NAME: &'static str = "revocable_lock";

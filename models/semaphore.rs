@@ -323,8 +323,8 @@ pub struct State {
 }
 
 /// Its lease node's name and its internal lock's names are renamed.
-impl crate::symmetry::Symmetric for State {
-    fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Option<State> {
+impl crate::recipe::Symmetric for State {
+    fn renamed(&self, renaming: &crate::store::rename::Renaming) -> Option<State> {
         Some(State {
             phase: self.phase.clone(),
             node: self.node.as_ref().map(|node| renaming.name(node)),
@@ -785,10 +785,6 @@ impl Recipe for Semaphore {
             ^ state.lock.shape().rotate_left(20)
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State::new()
     }
@@ -869,6 +865,10 @@ impl fmt::Display for Command {
 }
 
 impl Catalogued for Semaphore {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// After `Expired` a holder has lost its lease and a pending `acquire`
     /// returns unacquired; once its library opened a new session the
     /// application may acquire again, under a GUID of that session.

@@ -103,7 +103,7 @@ pub struct Ledger {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for Ledger {}
+impl crate::recipe::Symmetric for Ledger {}
 
 impl Log for Ledger {
     type Fact = Fact;
@@ -214,7 +214,7 @@ pub struct State {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for State {}
+impl crate::recipe::Symmetric for State {}
 
 /// Debug as the trace words it: the explorer and test failures read the same.
 impl std::fmt::Debug for State {
@@ -669,10 +669,6 @@ impl Recipe for TwoPhaseCommit {
         self.phases(state) | vote << 32 | decision << 34 | u64::from(state.interrupted) << 36
     }
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     fn init(&self, _me: Incarnation) -> State {
         State {
             phase: Phase::Idle,
@@ -799,6 +795,10 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for TwoPhaseCommit {
+    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
+        violation(world, run, property)
+    }
+
     /// Once its library opened a new session a participant that had not
     /// decided takes its part up again ([`TwoPhaseCommit::renewed`]).
     const RENEWS: bool = true;

@@ -19,7 +19,6 @@ use stateright::{Expectation, Model};
 
 use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
-use crate::faults::{FaultBudget, Kind};
 use crate::models::barrier::Barrier;
 use crate::models::configuration::Configuration;
 use crate::models::double_barrier::DoubleBarrier;
@@ -39,6 +38,7 @@ use crate::scenario::Scenario;
 use crate::shrink::Shrunk;
 use crate::simulate::{SimulateOptions, Walk, WalkProgress};
 use crate::trace::{Stop, Trace};
+use crate::world::faults::{FaultBudget, Kind};
 use crate::world::{Action, World};
 
 /// Every recipe zoocheck knows: the one list a new recipe joins.
@@ -148,6 +148,19 @@ pub trait Catalogued: Recipe {
     /// A recipe that does not stops at `Expired` and is refused a renewing
     /// scenario rather than be judged as if it had been written for one.
     const RENEWS: bool = false;
+
+    /// Why the last state of `run` (a counterexample) breaks this recipe's
+    /// own `property`, in words: who believes what, which item went twice,
+    /// who waits forever on which node. The properties
+    /// [`crate::properties`] shares are told there. `None` if the state does
+    /// not break it.
+    fn violation(
+        _world: &World<Self>,
+        _run: crate::world::Run<'_, Self>,
+        _property: &str,
+    ) -> Option<String> {
+        None
+    }
 }
 
 /// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how
@@ -320,6 +333,7 @@ impl<R: Catalogued> Entry<R> {
             store: scenario.store,
             tree: scenario.tree.clone(),
             properties: R::properties,
+            explain: R::violation,
             reductions: Reductions::ALL,
             control: None,
         }

@@ -64,7 +64,6 @@ pub mod client;
 pub mod conformance;
 pub mod diagram;
 pub mod ensemble;
-pub mod faults;
 pub mod memory;
 pub mod net;
 pub mod partial_order;
@@ -84,6 +83,9 @@ pub mod template;
 pub mod text;
 pub mod trace;
 pub mod world;
+
+/// The fault kinds, a part of the world ([`world::faults`]).
+pub use world::faults;
 
 #[path = "../models/mod.rs"]
 pub mod models;

@@ -34,7 +34,7 @@ use crate::ensemble::{Ensemble, ServerId, Txn, Wait};
 use crate::store::{Notification, Op, OpResult, SessionId, Store, StoreConfig};
 
 /// Index of a client in a [`Net`].
-pub type ClientId = usize;
+pub use crate::store::rename::ClientId;
 
 /// The two directions of one client's connection.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
@@ -515,5 +515,28 @@ impl Net {
                     .push_back(ServerMessage::Notification(notification.event.clone()));
             }
         }
+    }
+}
+
+/// What a renaming makes of a link ([`crate::store::rename::Renaming`]).
+impl crate::store::rename::Renaming {
+    /// `link` renamed, shared if it carries nothing to rename.
+    pub fn link(&self, link: &Arc<Link>) -> Arc<Link> {
+        if link.up.is_empty() && link.down.is_empty() && !self.copies {
+            return link.clone();
+        }
+        Arc::new(Link {
+            up: link
+                .up
+                .iter()
+                .map(|request| self.request(request))
+                .collect(),
+            down: link
+                .down
+                .iter()
+                .map(|message| self.message(message))
+                .collect(),
+            broken: link.broken,
+        })
     }
 }

@@ -125,9 +125,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use crate::faults::{Kind, Target};
 use crate::recipe::{Observation, Recipe};
 use crate::store::Op;
+use crate::world::faults::{Kind, Target};
 use crate::world::{Action, History, Status, World, WorldState};
 
 /// The fault kinds that can strike a client that runs and is connected.

@@ -19,11 +19,11 @@ use std::hash::Hash;
 use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
+use crate::store::rename::Renaming;
 use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, Store, WatchEvent};
-use crate::symmetry::Symmetric;
 
 /// Index of a client in a world: `0`, `1`, ...
-pub type ClientId = usize;
+pub use crate::store::rename::ClientId;
 
 /// Which process of a client this is: a restart brings a new incarnation (new
 /// session, no memory). Together they make a GUID unique in the world.
@@ -344,21 +344,6 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// waiting when nothing more can happen waits forever.
     fn is_waiting(&self, state: &Self::State) -> bool;
 
-    /// Why the last state of `run` (a counterexample) breaks this recipe's
-    /// own `property`, in words: who believes what, which item went twice,
-    /// who waits forever on which node. The properties [`crate::properties`]
-    /// shares are told there. `None` if the state does not break it.
-    fn violation(
-        _world: &crate::world::World<Self>,
-        _run: crate::world::Run<'_, Self>,
-        _property: &str,
-    ) -> Option<String>
-    where
-        Self: Sized,
-    {
-        None
-    }
-
     /// The phases a client of this recipe can be in, by name: a check
     /// reports which were never entered (its coverage), which tells why a
     /// `sometimes` property went unreached. At most 64.
@@ -449,4 +434,42 @@ pub struct Part<R: Recipe> {
 /// Whether an error means the request may or may not have been applied.
 pub fn is_connection_loss(result: &OpResult) -> bool {
     matches!(result, Err(ErrorCode::ConnectionLoss))
+}
+
+/// What a recipe's state or log must say for its clients to be renamed.
+///
+/// The defaults say it cannot be renamed: a recipe whose
+/// [`crate::recipe::Recipe::symmetric`] is false never is.
+pub trait Symmetric: Sized {
+    /// This, with every client's name renamed by `renaming`; `None` if it
+    /// cannot be.
+    fn renamed(&self, _renaming: &Renaming) -> Option<Self> {
+        None
+    }
+
+    /// What of this no renaming changes, as a number (a phase, a sequence
+    /// number): [`representative`] orders interchangeable clients by it.
+    /// Any value is sound; one that tells apart what renaming cannot makes
+    /// more states meet.
+    fn anonymous(&self) -> u64 {
+        0
+    }
+}
+
+/// A log that keeps nothing.
+impl Symmetric for () {
+    fn renamed(&self, _: &Renaming) -> Option<()> {
+        Some(())
+    }
+}
+
+/// A state that is a number carries no name.
+impl Symmetric for u8 {
+    fn renamed(&self, _: &Renaming) -> Option<u8> {
+        Some(*self)
+    }
+
+    fn anonymous(&self) -> u64 {
+        u64::from(*self)
+    }
 }

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 
 use crate::catalogue::AnyRecipe;
-use crate::faults::{FaultBudget, Kind, DECLARATIONS};
 use crate::properties;
 use crate::properties::termination::{DEPTH_BOUND_DEFAULT, DEPTH_BOUND_MAX, TERMINATES};
+use crate::world::faults::{FaultBudget, Kind, DECLARATIONS};
 
 /// The text of a new scenario file for `recipe`, described as `description`.
 /// It loads as it is: the recipe's first variant (its reference), its

@@ -16,7 +16,6 @@ use stateright::{Expectation, Model, Property};
 use crate::client::{Request, ServerMessage, Xid};
 use crate::ensemble::Txn;
 use crate::recipe::{ClientId, Log, Observation, Recipe};
-use crate::store::{CreateMode, MultiOutcome, Op, OpResult, Response};
 use crate::world::{Action, Observed, Refusal, Run, Status, World, WorldState};
 
 /// One step of a trace.
@@ -392,57 +391,7 @@ fn connection<S, L>(state: &WorldState<S, L>, c: usize) -> String {
     format!("{process}, {link}{server}")
 }
 
-/// A request in words (`create /lock/c0-lock- (ephemeral sequential)`).
-pub(crate) fn op(op: &Op) -> String {
-    match op {
-        Op::Create { path, mode, .. } => {
-            let mode = match mode {
-                CreateMode::Persistent => "persistent",
-                CreateMode::Ephemeral => "ephemeral",
-                CreateMode::PersistentSequential => "persistent sequential",
-                CreateMode::EphemeralSequential => "ephemeral sequential",
-            };
-            format!("create {path} ({mode})")
-        }
-        Op::Delete { path, .. } => format!("delete {path}"),
-        Op::Exists { path, watch } => {
-            format!("exists {path}{}", if *watch { " +watch" } else { "" })
-        }
-        Op::GetData { path, watch } => {
-            format!("getData {path}{}", if *watch { " +watch" } else { "" })
-        }
-        Op::SetData { path, .. } => format!("setData {path}"),
-        Op::GetChildren { path, watch } => {
-            format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
-        }
-        Op::Sync { path } => format!("sync {path}"),
-        Op::Multi(ops) => format!("multi of {}", ops.len()),
-        Op::Close => "close".into(),
-    }
-}
-
-/// What a request ended with, in words (`created /lock/c0-lock-0000000000`).
-pub(crate) fn result(result: &OpResult) -> String {
-    match result {
-        Err(code) => code.name().into(),
-        Ok(Response::Created { path, .. }) => format!("created {path}"),
-        Ok(Response::Deleted) => "deleted".into(),
-        Ok(Response::Exists(Some(_))) => "exists".into(),
-        Ok(Response::Exists(None)) => "does not exist".into(),
-        Ok(Response::Data { .. }) => "data".into(),
-        Ok(Response::SetData { .. }) => "data set".into(),
-        Ok(Response::Children { names, .. }) => {
-            let names: Vec<&str> = names.iter().map(|name| &**name).collect();
-            format!("children [{}]", names.join(", "))
-        }
-        Ok(Response::Synced { .. }) => "synced".into(),
-        Ok(Response::Multi(MultiOutcome::Committed(_))) => "multi committed".into(),
-        Ok(Response::Multi(MultiOutcome::Aborted { code, .. })) => {
-            format!("multi aborted: {}", code.name())
-        }
-        Ok(Response::Closed) => "closed".into(),
-    }
-}
+pub(crate) use crate::store::words::{op, result};
 
 fn message(message: &ServerMessage) -> String {
     match message {
@@ -679,8 +628,8 @@ pub fn describe<R: Recipe>(
         }
         Action::Fault(fault) => {
             let aimed = match fault.charge {
-                crate::faults::Charge::Any => String::new(),
-                crate::faults::Charge::Aimed(index) => world
+                crate::world::faults::Charge::Any => String::new(),
+                crate::world::faults::Charge::Aimed(index) => world
                     .budget
                     .aimed
                     .get(usize::from(index))
@@ -688,7 +637,8 @@ pub fn describe<R: Recipe>(
                     .unwrap_or_default(),
             };
             // A library that gives up its session tells the recipe at once.
-            let heard = if fault.kind.declaration().fate == crate::faults::Fate::LosesSession {
+            let heard = if fault.kind.declaration().fate == crate::world::faults::Fate::LosesSession
+            {
                 format!(
                     "; c{} hears Expired{}",
                     fault.client,

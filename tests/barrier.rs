@@ -366,6 +366,7 @@ mod barrier {
             scripts,
             <Barrier as Catalogued>::properties,
         )
+        .explained(<Barrier as Catalogued>::violation)
         .with_budget(budget)
     }
 
@@ -1120,6 +1121,7 @@ mod double_barrier {
             scripts,
             <DoubleBarrier as Catalogued>::properties,
         )
+        .explained(<DoubleBarrier as Catalogued>::violation)
         .with_budget(budget)
     }
 

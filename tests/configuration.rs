@@ -193,6 +193,7 @@ fn world(variant: Variant) -> World<Configuration> {
         vec![vec![Command::Write], vec![Command::Read]],
         <Configuration as Catalogued>::properties,
     )
+    .explained(<Configuration as Catalogued>::violation)
 }
 
 fn walk(world: &World<Configuration>, actions: &[Action]) -> WorldState<State> {

@@ -158,19 +158,20 @@ impl Recipe for Receipts {
     fn claims(&self, _state: &Phase, _name: &str) -> bool {
         true
     }
+}
 
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        let ledger = run.last().history.log;
-        let unconfirmed = ledger.stored & !ledger.confirmed;
-        let client = (0..world.clients()).find(|client| unconfirmed & (1 << client) != 0)?;
-        let stored_at = run
-            .facts()
-            .find(|(_, c, fact)| *c == client && **fact == Fact::Stored);
-        let (step, _, _) = stored_at?;
-        (property == "every_receipt_confirmed").then(|| {
-            format!("c{client}'s receipt was stored at step {step} and c{client} never knew")
-        })
-    }
+/// Why a receipt was never confirmed, in words: the world tells its run with
+/// it ([`World::explained`]).
+fn violation(world: &World<Receipts>, run: Run<'_, Receipts>, property: &str) -> Option<String> {
+    let ledger = run.last().history.log;
+    let unconfirmed = ledger.stored & !ledger.confirmed;
+    let client = (0..world.clients()).find(|client| unconfirmed & (1 << client) != 0)?;
+    let stored_at = run
+        .facts()
+        .find(|(_, c, fact)| *c == client && **fact == Fact::Stored);
+    let (step, _, _) = stored_at?;
+    (property == "every_receipt_confirmed")
+        .then(|| format!("c{client}'s receipt was stored at step {step} and c{client} never knew"))
 }
 
 /// In a state where nothing but a fault can happen, every receipt the
@@ -190,7 +191,9 @@ fn receipts(budget: FaultBudget) -> World<Receipts> {
             every_receipt_confirmed,
         )]
     };
-    World::new(recipe, vec![vec![Write]; 2], properties).with_budget(budget)
+    World::new(recipe, vec![vec![Write]; 2], properties)
+        .explained(violation)
+        .with_budget(budget)
 }
 
 #[test]

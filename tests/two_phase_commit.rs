@@ -627,6 +627,7 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
         scripts,
         <TwoPhaseCommit as Catalogued>::properties,
     )
+    .explained(<TwoPhaseCommit as Catalogued>::violation)
     .with_budget(budget)
 }
 

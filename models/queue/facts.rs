@@ -102,7 +102,7 @@ pub struct QueueLog {
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
-impl crate::symmetry::Symmetric for QueueLog {}
+impl crate::recipe::Symmetric for QueueLog {}
 
 impl QueueLog {
     fn consume(&mut self, consumer: ClientId, item: Item) {

@@ -183,7 +183,7 @@ impl Client {
 
     /// This library with its clients renamed ([`crate::symmetry`]): its
     /// session, the paths of its requests and watches.
-    pub fn renamed(&self, renaming: &crate::symmetry::Renaming) -> Client {
+    pub fn renamed(&self, renaming: &crate::store::rename::Renaming) -> Client {
         let requests = |requests: &VecDeque<Request>| {
             requests
                 .iter()
@@ -366,4 +366,36 @@ fn fail_all(requests: &mut VecDeque<Request>, code: ErrorCode) -> Vec<Delivery> 
             result: Err(code),
         })
         .collect()
+}
+
+/// What a renaming makes of the client library's parts ([`Renaming`]).
+impl crate::store::rename::Renaming {
+    pub fn request(&self, request: &Request) -> Request {
+        Request {
+            xid: request.xid,
+            op: self.op(&request.op),
+        }
+    }
+
+    pub fn message(&self, message: &ServerMessage) -> ServerMessage {
+        match message {
+            ServerMessage::Reply { xid, zxid, result } => ServerMessage::Reply {
+                xid: *xid,
+                zxid: *zxid,
+                result: self.result(result),
+            },
+            ServerMessage::Notification(event) => ServerMessage::Notification(self.event(event)),
+        }
+    }
+
+    /// `client` renamed, shared if it carries nothing to rename.
+    pub fn client_library(&self, client: &std::sync::Arc<Client>) -> std::sync::Arc<Client> {
+        let bare = client.in_flight().len() == 0
+            && client.queued().len() == 0
+            && client.watches().is_empty();
+        if bare && !self.copies && self.session(client.session()) == client.session() {
+            return client.clone();
+        }
+        std::sync::Arc::new(client.renamed(self))
+    }
 }

@@ -297,7 +297,7 @@ pub fn violation<R: Recipe>(world: &World<R>, run: Run<'_, R>, property: &str) -
             }
             Some(parts.join("; and "))
         }
-        _ => R::violation(world, run, property),
+        _ => (world.explain)(world, run, property),
     }
 }
 

@@ -773,7 +773,7 @@ fn mask_digits(text: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Shape<S> {
     clients: Vec<ClientShape<S>>,
-    spent: crate::faults::Spent,
+    spent: crate::world::faults::Spent,
     dead_sessions: usize,
 }
 
@@ -1411,8 +1411,8 @@ pub fn growing_path<R: Recipe>(
 mod tests {
     use super::*;
     use crate::check::Judgement;
-    use crate::faults::{FaultBudget, Kind};
     use crate::models::lock::{self, Command, Lock, Variant};
+    use crate::world::faults::{FaultBudget, Kind};
 
     /// A graph as a model: state 0 is initial, `edges[s]` are the steps
     /// from `s` by label. A lower-case label is a progress action, to be

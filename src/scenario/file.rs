@@ -13,10 +13,10 @@ use super::{
 };
 use crate::catalogue::{self, AnyRecipe};
 use crate::check::Expected;
-use crate::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
+use crate::world::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
 use crate::world::StartingNode;
 
 #[derive(Deserialize)]

@@ -57,17 +57,17 @@
 //! error names the file, the key and what was expected. Its `file` module reads the
 //! text section by section; the recipe's own tables (variants, commands,
 //! parameters, parts) come from [`crate::catalogue`], the fault kinds from
-//! [`crate::faults::DECLARATIONS`].
+//! [`crate::world::faults::DECLARATIONS`].
 
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
 use crate::catalogue::AnyWorld;
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
-use crate::faults::FaultBudget;
 use crate::properties::termination::{self, Termination};
 use crate::store::StoreConfig;
 use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
+use crate::world::faults::FaultBudget;
 use crate::world::StartingNode;
 
 mod file;

@@ -19,11 +19,13 @@
 pub mod journal;
 pub mod path;
 pub mod proto;
+pub mod rename;
+pub mod words;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::symmetry::Renaming;
+use rename::Renaming;
 
 pub use path::{Path, PathError};
 pub use proto::*;
@@ -216,7 +218,7 @@ impl Store {
         }
     }
 
-    /// This server with its clients renamed ([`crate::symmetry`]): node
+    /// This server with its clients renamed ([`rename`]): node
     /// names and data, owners, sessions and watches.
     pub fn renamed(&self, renaming: &Renaming) -> Store {
         let nodes = (self.nodes.iter())

@@ -551,7 +551,7 @@ impl Fault {
         let next_request = before.net.links[self.client]
             .up
             .front()
-            .map(|request| crate::trace::op(&request.op));
+            .map(|request| crate::store::words::op(&request.op));
         (self.kind.declaration().words)(&Hit {
             client: self.client,
             applied: self.applied,

@@ -27,6 +27,8 @@
 //! Everything is deterministic: the same actions from the same state give the
 //! same state.
 
+pub mod faults;
+
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -40,7 +42,6 @@ use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
 use crate::client::{ConnState, Delivery, ServerMessage, Xid};
-use crate::faults::{Fate, Fault, FaultBudget, Spent};
 use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
@@ -48,6 +49,7 @@ use crate::recipe::{
 use crate::reduce::{Classes, Reductions};
 use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig, Zxid};
 use crate::symmetry::{Groups, Symmetric};
+use crate::world::faults::{Fate, Fault, FaultBudget, Spent};
 
 /// A node of the tree the server holds before any client starts (a
 /// scenario's `[[store.node]]`): a foreign child in the recipe's directory,
@@ -361,7 +363,7 @@ impl<S: std::fmt::Display, L> std::fmt::Debug for WorldState<S, L> {
         if !in_flight.is_empty() {
             write!(f, "in flight:\n{in_flight}")?;
         }
-        let any = crate::faults::Kind::ALL
+        let any = crate::world::faults::Kind::ALL
             .into_iter()
             .filter(|kind| self.spent.any[*kind as usize] > 0)
             .map(|kind| format!("{} {}", kind.name(), self.spent.any[kind as usize]));
@@ -488,7 +490,7 @@ pub struct Control<R: Recipe> {
     /// as bits over [`Recipe::phase_names`].
     pub phases: AtomicU64,
     /// The fault kinds injected on some path the search took, as bits over
-    /// [`crate::faults::Kind`].
+    /// [`crate::world::faults::Kind`].
     pub faults: AtomicU8,
     /// Steps the search took that did not raise
     /// [`termination::rank`](crate::properties::termination::rank): while
@@ -580,6 +582,15 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with no message".to_string())
 }
 
+/// Why the last state of `run` breaks `property`, in words; `None` if it
+/// does not, or if there are no words for it.
+pub type Explain<R> = fn(&World<R>, Run<'_, R>, &str) -> Option<String>;
+
+/// No words for any property.
+pub fn unexplained<R: Recipe>(_: &World<R>, _: Run<'_, R>, _: &str) -> Option<String> {
+    None
+}
+
 /// The model: each client's recipe, what each client's application does,
 /// and the faults allowed.
 #[derive(Clone, Debug)]
@@ -607,6 +618,10 @@ pub struct World<R: Recipe> {
     /// recipe's directory, in order.
     pub tree: Vec<StartingNode>,
     pub properties: fn() -> Vec<Property<World<R>>>,
+    /// Why the last state of a run breaks the recipe's own property, in
+    /// words ([`crate::properties::violation`] tells the shared ones): the
+    /// registry's ([`crate::catalogue::Catalogued::violation`]), or none.
+    pub explain: Explain<R>,
     /// The reductions the fingerprints of its states make
     /// ([`crate::reduce`]): all, unless a check asks for fewer.
     pub reductions: Reductions,
@@ -633,12 +648,18 @@ impl<R: Recipe> World<R> {
             store: StoreConfig::default(),
             tree: Vec::new(),
             properties,
+            explain: unexplained,
             reductions: Reductions::ALL,
             control: None,
         }
     }
 
     /// This world with these fault budgets.
+    /// This world with `explain` giving the words of a broken property.
+    pub fn explained(self, explain: Explain<R>) -> World<R> {
+        World { explain, ..self }
+    }
+
     pub fn with_budget(self, budget: FaultBudget) -> World<R> {
         World { budget, ..self }
     }
@@ -654,7 +675,7 @@ impl<R: Recipe> World<R> {
 
     /// How its states hash: its reductions, as far as it allows each.
     pub fn classes(&self) -> Classes {
-        let restarts = self.renews || self.budget.total(crate::faults::Kind::Restart) > 0;
+        let restarts = self.renews || self.budget.total(crate::world::faults::Kind::Restart) > 0;
         Classes::of(self.reductions(), restarts, self.interchangeable())
     }
 
@@ -702,7 +723,7 @@ impl<R: Recipe> World<R> {
         }
         let aimed_at = |client| {
             (self.budget.aimed.iter())
-                .any(|aimed| aimed.target == crate::faults::Target::Client(client))
+                .any(|aimed| aimed.target == crate::world::faults::Target::Client(client))
         };
         let variant = |client| format!("{:?}", self.recipe(client));
         Groups::of(
@@ -749,7 +770,7 @@ impl<R: Recipe> World<R> {
     }
 
     /// The parts a client can play that a fault can aim at
-    /// ([`crate::faults::Target::Role`]), by name and meaning: a waiter,
+    /// ([`crate::world::faults::Target::Role`]), by name and meaning: a waiter,
     /// then the recipe's own ([`Recipe::parts`]).
     pub fn parts() -> Vec<(&'static str, &'static str)> {
         std::iter::once(WAITER)
@@ -1185,7 +1206,7 @@ impl<R: Recipe> World<R> {
             actions.push(action);
             ControlFlow::Continue(())
         });
-        crate::faults::enabled(
+        crate::world::faults::enabled(
             &self.budget,
             self.expire_anytime,
             state,
