@@ -33,7 +33,6 @@ use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::properties::termination::Termination;
 use crate::recipe::Recipe;
-use crate::reduce::Reductions;
 use crate::scenario::Scenario;
 use crate::shrink::Shrunk;
 use crate::simulate::{SimulateOptions, Walk, WalkProgress};
@@ -334,8 +333,6 @@ impl<R: Catalogued> Entry<R> {
             tree: scenario.tree.clone(),
             properties: R::properties,
             explain: R::violation,
-            reductions: Reductions::ALL,
-            control: None,
         }
     }
 }
@@ -554,8 +551,11 @@ impl<R: Recipe> AnyWorld for World<R> {
         Diagram::build(self, actions)
     }
 
+    /// The explorer browses the world as the check searches it (its
+    /// reductions made), each step told as a trace tells it.
     fn explore(&self, address: &str) {
-        self.clone().checker().serve(address);
+        let explored = crate::explore::Explored::new(self.clone(), crate::reduce::Reductions::ALL);
+        explored.checker().serve(address);
     }
 }
 

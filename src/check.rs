@@ -10,12 +10,13 @@ use std::time::{Duration, Instant};
 
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
+use crate::explore::{Control, Explored};
 use crate::properties::termination::{self, Termination};
 use crate::recipe::Recipe;
 use crate::reduce::Reductions;
 use crate::search::{follow, Limits, Search};
 use crate::trace::{discovered, Trace};
-use crate::world::{panic_message, Action, Control, Panic, World, WorldState};
+use crate::world::{panic_message, Action, Panic, World};
 /// The answer a scenario expects for one property.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -212,30 +213,26 @@ pub fn check_bounded<R: Recipe>(
     bound: &Termination,
 ) -> Outcome {
     let started = Instant::now();
-    let world = World {
-        reductions: options.reductions,
-        ..world
-    };
+    let explored = Explored::new(world, options.reductions);
     let mut control = Arc::new(Control::default());
-    let mut searched = search(&world, options, bound, &control, started);
+    let mut searched = search(&explored, options, bound, &control, started);
     // A path the partial-order reduction reorders can grow longer
     // ([`crate::partial_order`]): a search a depth limit cut searches again
     // without it, so that it sees what the whole graph has within the limit.
     let cut = matches!(searched.stopped, Some(Limit::Depth | Limit::DepthBound));
-    let world = if world.reduces_order() && cut {
-        let world = World {
-            reductions: Reductions {
-                partial_order: false,
-                ..options.reductions
-            },
-            ..world
+    let explored = if explored.reduces_order() && cut {
+        let reductions = Reductions {
+            partial_order: false,
+            ..options.reductions
         };
+        let explored = Explored::new(explored.world, reductions);
         control = Arc::new(Control::default());
-        searched = search(&world, options, bound, &control, started);
-        world
+        searched = search(&explored, options, bound, &control, started);
+        explored
     } else {
-        world
+        explored
     };
+    let world = &explored.world;
     // The searches for shortest paths keep the same budget.
     let mut go_on = |_: usize| {
         options
@@ -244,16 +241,16 @@ pub fn check_bounded<R: Recipe>(
             && !over_budget(options, crate::memory::resident_bytes())
     };
     let panic = panic_report(
-        &world,
+        &explored,
         searched.kept_panic,
         searched.thread_panic,
         &mut go_on,
     );
     let complete = searched.stopped.is_none() && panic.is_none();
     for initial in world.init_states() {
-        control.cover(&world, &initial);
+        control.cover(world, &initial);
     }
-    let coverage = Coverage::of(&world, &control);
+    let coverage = Coverage::of(world, &control);
     let checker = &searched.checker;
     let discoveries = checker.discoveries();
     let mut properties: Vec<PropertyOutcome> = world
@@ -262,12 +259,12 @@ pub fn check_bounded<R: Recipe>(
         .map(|property| {
             let found = discoveries.get(property.name).cloned();
             let asked = options.witnesses.iter().any(|name| name == property.name);
-            let trace = found.map(|found| explain(&world, property, &found, asked, &mut go_on));
+            let trace = found.map(|found| explain(&explored, property, &found, asked, &mut go_on));
             PropertyOutcome::judge(property, expect, trace, None, complete)
         })
         .collect();
     properties.push(termination::judge(
-        &world,
+        world,
         &control,
         bound,
         searched.stopped,
@@ -301,7 +298,7 @@ struct Searched<R: Recipe> {
 /// Runs the search of every state (ours depth first, stateright's breadth
 /// first) until it ends or a limit stops it, reporting progress.
 fn search<R: Recipe>(
-    world: &World<R>,
+    explored: &Explored<R>,
     options: &CheckOptions,
     bound: &Termination,
     control: &Arc<Control<R>>,
@@ -309,10 +306,7 @@ fn search<R: Recipe>(
 ) -> Searched<R> {
     // Explore every state, even once every property has a discovery, so that
     // the state count is the size of the whole space and pins drift.
-    let searched = World {
-        control: Some(Arc::clone(control)),
-        ..world.clone()
-    };
+    let searched = explored.clone().steered(control);
     // Both searches count a path's states (the initial one is depth 1) and
     // skip, unchecked, a state at its target depth: checking every path of
     // `depth` steps takes a target of `depth + 2`. The scenario's depth
@@ -393,8 +387,8 @@ fn search<R: Recipe>(
 /// The search that runs: zoocheck's own depth-first one (the default), or
 /// stateright's breadth-first one.
 enum Searcher<R: Recipe> {
-    Depth(Search<World<R>>),
-    Breadth(Box<dyn Checker<World<R>>>),
+    Depth(Search<Explored<R>>),
+    Breadth(Box<dyn Checker<Explored<R>>>),
 }
 
 impl<R: Recipe> Searcher<R> {
@@ -489,23 +483,18 @@ fn watch<R: Recipe>(
 /// What a panic the search met says, with the path to it where the world
 /// kept the state it panicked in.
 fn panic_report<R: Recipe>(
-    world: &World<R>,
+    explored: &Explored<R>,
     kept: Option<Panic<R>>,
     thread_panic: Option<String>,
     go_on: &mut impl FnMut(usize) -> bool,
 ) -> Option<PanicReport> {
+    let world = &explored.world;
     match (kept, thread_panic) {
         (Some(kept), _) => {
             // The state itself, not one of its class: searched without
             // reductions, which would stop at the first of its class met.
-            let exact = World {
-                reductions: Reductions::NONE,
-                ..world.clone()
-            };
-            let target = WorldState {
-                classes: exact.classes(),
-                ..kept.state
-            };
+            let exact = Explored::new(world.clone(), Reductions::NONE);
+            let target = kept.state;
             let path = exact
                 .shortest_path_within(|state| *state == target, go_on)
                 .ok()
@@ -535,16 +524,17 @@ fn panic_report<R: Recipe>(
 /// memory, the path found is the one shown); an example nobody asked to see
 /// keeps the search's path.
 fn explain<R: Recipe>(
-    world: &World<R>,
+    explored: &Explored<R>,
     property: &Property<World<R>>,
     found: &[Action],
     asked: bool,
     go_on: &mut impl FnMut(usize) -> bool,
 ) -> Trace {
+    let world = &explored.world;
     if property.expectation == Expectation::Sometimes && !asked {
         return Trace::replay(world, property, found);
     }
-    match world.shortest_path_within(|state| discovered(world, property, state), go_on) {
+    match explored.shortest_path_within(|state| discovered(world, property, state), go_on) {
         Ok(Some(shortest)) => Trace {
             shortest: true,
             ..Trace::replay(world, property, &shortest)

@@ -64,6 +64,7 @@ pub mod client;
 pub mod conformance;
 pub mod diagram;
 pub mod ensemble;
+pub mod explore;
 pub mod memory;
 pub mod net;
 pub mod partial_order;

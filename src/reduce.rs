@@ -201,6 +201,25 @@ impl FromStr for Reductions {
     }
 }
 
+/// Hashes `state` as its class under the reductions other than symmetry
+/// (the counters, where `classes` makes them): what a search's fingerprint
+/// of it is ([`crate::explore::Classed`]).
+pub fn hash_class<S: Hash, L: Hash, H: Hasher>(
+    state: &crate::world::WorldState<S, L>,
+    classes: Classes,
+    hasher: &mut H,
+) {
+    if classes.counters {
+        hash_net_class(&state.net, classes, hasher);
+    } else {
+        state.net.hash(hasher);
+    }
+    state.processes.hash(hasher);
+    state.dead_sessions.hash(hasher);
+    state.spent.hash(hasher);
+    state.history.hash(hasher);
+}
+
 /// Hashes `net` as its class under [`Reductions::counters`]: the server
 /// exactly, each client's library and link with its seen zxids at their
 /// floors and its xids below its next one, and the next xids, or with

@@ -59,48 +59,8 @@
 
 use crate::recipe::ClientId;
 pub use crate::recipe::Symmetric;
-pub use crate::store::rename::{Renaming, CLIENTS};
+pub use crate::store::rename::{Groups, Renaming, CLIENTS};
 use crate::world::{History, Process, WorldState};
-
-/// Which clients are interchangeable: those with the same group number
-/// above 0; a client whose number is 0 is interchangeable with none.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Groups(pub [u8; CLIENTS]);
-
-impl Groups {
-    /// Whether some group has two clients: only then can renaming merge
-    /// anything.
-    pub fn any(&self) -> bool {
-        let groups = &self.0;
-        (0..CLIENTS).any(|i| groups[i] > 0 && groups[i + 1..].contains(&groups[i]))
-    }
-
-    /// The groups of `clients` clients in which client `i` is
-    /// interchangeable with client `j` where `same(i, j)`, an equivalence,
-    /// and `eligible(i)`: none if more than [`CLIENTS`].
-    pub fn of(
-        clients: usize,
-        eligible: impl Fn(ClientId) -> bool,
-        same: impl Fn(ClientId, ClientId) -> bool,
-    ) -> Groups {
-        let mut groups = Groups::default();
-        if clients > CLIENTS {
-            return groups;
-        }
-        let mut next = 1;
-        for i in (0..clients).filter(|&i| eligible(i)) {
-            let earlier = (0..i).find(|&j| groups.0[j] > 0 && same(i, j));
-            groups.0[i] = match earlier {
-                Some(j) => groups.0[j],
-                None => {
-                    next += 1;
-                    next - 1
-                }
-            };
-        }
-        groups
-    }
-}
 
 /// What renaming keeps of client `client` in `state`, to order a group's
 /// clients by.
@@ -261,20 +221,5 @@ where
             // (World::reductions), and the identity keeps them.
             ..history.clone()
         },
-        classes: state.classes,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn groups_gather_interchangeable_clients() {
-        let groups = Groups::of(5, |c| c != 3, |i, j| i % 2 == j % 2);
-        assert_eq!(groups.0, [1, 2, 1, 0, 1]);
-        assert!(groups.any());
-        assert!(!Groups::of(3, |c| c == 1, |_, _| true).any());
-        assert!(!Groups::of(6, |_| true, |_, _| true).any());
-    }
 }

@@ -742,3 +742,28 @@ fn server_name(net: &crate::net::Net, c: ClientId) -> String {
         _ => format!("server {}", net.server(c)),
     }
 }
+
+/// A state as a person reads it (the explorer's state pane, a test's
+/// failure): the znode tree, each client's phase, belief and connection,
+/// what is in flight on each link, and the faults spent.
+impl<S: std::fmt::Display, L> std::fmt::Debug for crate::world::WorldState<S, L> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", picture(self))?;
+        let in_flight = in_flight(self);
+        if !in_flight.is_empty() {
+            write!(f, "in flight:\n{in_flight}")?;
+        }
+        let any = crate::world::faults::Kind::ALL
+            .into_iter()
+            .filter(|kind| self.spent.any[*kind as usize] > 0)
+            .map(|kind| format!("{} {}", kind.name(), self.spent.any[kind as usize]));
+        let aimed = (self.spent.aimed.iter().enumerate())
+            .filter(|(_, spent)| **spent > 0)
+            .map(|(index, spent)| format!("aimed fault {} {spent}", index + 1));
+        let spent: Vec<String> = any.chain(aimed).collect();
+        if !spent.is_empty() {
+            writeln!(f, "faults spent: {}", spent.join(", "))?;
+        }
+        Ok(())
+    }
+}

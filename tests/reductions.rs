@@ -22,6 +22,7 @@ use std::sync::Arc;
 use stateright::Model;
 use zoocheck::catalogue::{Catalogued, Entry};
 use zoocheck::check::{CheckOptions, Verdict};
+use zoocheck::explore::{Classed, Explored};
 use zoocheck::models::barrier::Barrier;
 use zoocheck::models::configuration::Configuration;
 use zoocheck::models::double_barrier::DoubleBarrier;
@@ -43,6 +44,23 @@ fn fingerprint<T: Hash>(value: &T) -> u64 {
     let mut hasher = DefaultHasher::new();
     value.hash(&mut hasher);
     hasher.finish()
+}
+
+/// The fingerprint of `state` in a search that hashes it as `classes`.
+fn classed<S, L>(state: &WorldState<S, L>, classes: Classes) -> u64
+where
+    S: Hash + Clone + Symmetric,
+    L: Hash + Clone + Symmetric,
+{
+    fingerprint(&Classed {
+        state: state.clone(),
+        classes,
+    })
+}
+
+/// How a search of `world` with `reductions` hashes its states.
+fn classes_of<R: Catalogued>(world: &World<R>, reductions: Reductions) -> Classes {
+    Explored::new(world.clone(), reductions).classes
 }
 
 /// The world of `scenarios/<name>.toml`.
@@ -74,7 +92,7 @@ fn signature<R: Catalogued>(
         .map(|action| {
             let next = world
                 .next_state(state, action.clone())
-                .map(|next| fingerprint(&WorldState { classes, ..next }));
+                .map(|next| classed(&next, classes));
             (format!("{action:?}"), next)
         })
         .collect();
@@ -84,18 +102,11 @@ fn signature<R: Catalogued>(
 /// Explores every real state of `world` and checks that the groups its
 /// reductions make are a bisimulation: the number of real states and of
 /// groups.
-fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
-    let classes = world.classes();
-    let world = World {
-        reductions: Reductions::NONE,
-        ..world
-    };
+fn groups_agree<R: Catalogued>(world: World<R>, reductions: Reductions) -> (usize, usize) {
+    let classes = classes_of(&world, reductions);
     let mut groups: HashMap<u64, (u64, String)> = HashMap::new();
-    let states = every_state(&world, |state| {
-        let group = fingerprint(&WorldState {
-            classes,
-            ..state.clone()
-        });
+    let states = every_state(&world, classes_of(&world, Reductions::NONE), |state| {
+        let group = classed(state, classes);
         let signature = signature(&world, classes, state);
         let kept = groups
             .entry(group)
@@ -111,24 +122,26 @@ fn groups_agree<R: Catalogued>(world: World<R>) -> (usize, usize) {
 }
 
 /// Visits every state `world` reaches, depth first, each once by its
-/// fingerprint: how many.
+/// fingerprint as `classes` hash it: how many.
 fn every_state<R: Catalogued>(
     world: &World<R>,
+    classes: Classes,
     visit: impl FnMut(&WorldState<R::State, R::Log>),
 ) -> usize {
-    every_state_taking(world, false, visit)
+    every_state_taking(world, classes, false, visit)
 }
 
 /// [`every_state`], taking from each state only its ample set
 /// ([`partial_order::reduce`]) if `ample`.
 fn every_state_taking<R: Catalogued>(
     world: &World<R>,
+    classes: Classes,
     ample: bool,
     mut visit: impl FnMut(&WorldState<R::State, R::Log>),
 ) -> usize {
     let mut seen = HashSet::new();
     let mut stack = world.init_states();
-    seen.extend(stack.iter().map(fingerprint));
+    seen.extend(stack.iter().map(|state| classed(state, classes)));
     let mut actions = Vec::new();
     while let Some(state) = stack.pop() {
         visit(&state);
@@ -138,7 +151,7 @@ fn every_state_taking<R: Catalogued>(
         }
         for action in actions.drain(..) {
             if let Some(next) = world.next_state(&state, action) {
-                if seen.insert(fingerprint(&next)) {
+                if seen.insert(classed(&next, classes)) {
                     stack.push(next);
                 }
             }
@@ -157,11 +170,8 @@ const COUNTERS: Reductions = Reductions {
 /// the check counts: its states without reductions, and with them one
 /// state per group (the search reaches every group, and no more).
 fn check_groups<R: Catalogued>(name: &str) {
-    let world = World {
-        reductions: COUNTERS,
-        ..world::<R>(name)
-    };
-    let (states, groups) = groups_agree(world.clone());
+    let world = world::<R>(name);
+    let (states, groups) = groups_agree(world.clone(), COUNTERS);
     let count = |reductions| {
         zoocheck::check::check_world(
             world.clone(),
@@ -259,22 +269,15 @@ fn permutations(groups: &[u8]) -> Vec<Vec<usize>> {
 
 /// The orbit of `state`: the least fingerprint of its renamings, hashed
 /// under the `counters` classes.
-fn orbit<S, L>(state: &WorldState<S, L>, renamings: &[Renaming]) -> u64
+fn orbit<S, L>(state: &WorldState<S, L>, renamings: &[Renaming], counters: Classes) -> u64
 where
     S: Hash + Clone + Symmetric,
     L: Hash + Clone + Symmetric,
 {
-    let counters = Classes {
-        symmetry: Groups::default(),
-        ..state.classes
-    };
     (renamings.iter())
         .map(|renaming| {
             let renamed = symmetry::renamed(state, renaming).expect("renames");
-            fingerprint(&WorldState {
-                classes: counters,
-                ..renamed
-            })
+            classed(&renamed, counters)
         })
         .min()
         .unwrap()
@@ -294,23 +297,21 @@ fn check_orbits<R: Catalogued>(name: &str) -> (usize, usize, usize) {
     let renamings: Vec<Renaming> = (permutations(&groups.0[..clients]).iter())
         .map(|to| Renaming::new(to, order))
         .collect();
-    let world = World {
-        reductions: COUNTERS,
-        ..scenario_world.clone()
+    let world = scenario_world.clone();
+    let classes = classes_of(&world, COUNTERS);
+    let counters = Classes {
+        symmetry: Groups::default(),
+        ..classes
     };
-    let classes = world.classes();
     let mut orbits: HashMap<u64, (u64, String)> = HashMap::new();
     let mut fingerprints = HashSet::new();
     let mut actions = Vec::new();
-    let states = every_state(&world, |state| {
+    let states = every_state(&world, classes, |state| {
         let all = Classes {
             symmetry: groups,
             ..classes
         };
-        fingerprints.insert(fingerprint(&WorldState {
-            classes: all,
-            ..state.clone()
-        }));
+        fingerprints.insert(classed(state, all));
         let properties: Vec<bool> = (world.properties().iter())
             .map(|property| (property.condition)(&world, state))
             .collect();
@@ -318,12 +319,12 @@ fn check_orbits<R: Catalogued>(name: &str) -> (usize, usize, usize) {
         let mut next: Vec<Option<u64>> = (actions.drain(..))
             .map(|action| {
                 let next = world.next_state(state, action)?;
-                Some(orbit(&next, &renamings))
+                Some(orbit(&next, &renamings, counters))
             })
             .collect();
         next.sort();
         let signature = (properties, termination::rank(state).0, next);
-        let kept = (orbits.entry(orbit(state, &renamings)))
+        let kept = (orbits.entry(orbit(state, &renamings, counters)))
             .or_insert_with(|| (fingerprint(&signature), format!("{state:?}")));
         assert_eq!(
             kept.0,
@@ -463,13 +464,11 @@ struct Met {
 /// without, and stores the states of the second exploration: the states of
 /// each.
 fn check_ample_sets<R: Catalogued>(name: &str) -> (usize, usize) {
-    let world = World {
-        reductions: Reductions::NONE,
-        ..world::<R>(name)
-    };
+    let world = world::<R>(name);
+    let none = classes_of(&world, Reductions::NONE);
     let meet = |ample: bool| {
         let mut met = Met::default();
-        let states = every_state_taking(&world, ample, |state| {
+        let states = every_state_taking(&world, none, ample, |state| {
             met.labels.insert(label(state));
             if world.is_quiescent(state) {
                 met.quiescent.insert(fingerprint(state));
@@ -632,11 +631,12 @@ fn a_search_cut_at_a_depth_sees_what_the_whole_graph_has_within_it() {
 /// be renamed. Returns how many states it looked at.
 fn check_detached<R: Catalogued>(name: &str) -> usize {
     let world = world::<R>(name);
+    let classes = classes_of(&world, Reductions::ALL);
     let mut shared_names = 0;
-    let states = every_state(&world, |state| {
+    let states = every_state(&world, classes, |state| {
         let copy = symmetry::detached(state);
         assert!(copy == *state, "{name}: a copy differs from its state");
-        assert_eq!(fingerprint(&copy), fingerprint(state), "{name}");
+        assert_eq!(classed(&copy, classes), classed(state, classes), "{name}");
         let (net, copied) = (&state.net, &copy.net);
         for (path, copied_path) in net.store.paths().zip(copied.store.paths()) {
             assert!(

@@ -117,10 +117,11 @@ use stateright::Model;
 
 use crate::check::{Expected, Limit, Outcome, PropertyOutcome, Verdict};
 use crate::client::ConnState;
+use crate::explore::Control;
 use crate::recipe::{ClientId, Recipe};
 use crate::text::{did_you_mean, quoted, shorten};
 use crate::trace::{picture, replay, Stop, Trace};
-use crate::world::{Action, Control, Status, World, WorldState};
+use crate::world::{Action, Status, World, WorldState};
 
 use super::and_list;
 
@@ -376,12 +377,9 @@ pub fn judge<R: Recipe>(
     // A search of this module that panics (the model, in a state the check
     // did not reach) or runs out of time or memory decides nothing. Its
     // loops close on a state itself, not on one of its class, so that a
-    // lasso replays to the state it left: it searches without reductions.
-    let world = World {
-        control: None,
-        reductions: crate::reduce::Reductions::NONE,
-        ..world.clone()
-    };
+    // lasso replays to the state it left: it searches the plain world,
+    // without reductions.
+    let world = world.clone();
     let mut cycles_unknown = false;
     if control.unranked_steps.load(Ordering::Relaxed) > 0 {
         let found = catch_unwind(AssertUnwindSafe(|| {
@@ -1658,10 +1656,6 @@ mod tests {
     /// reduction), breadth first: each must raise the rank. Answers the
     /// steps and states seen.
     fn steps_raise_the_rank(world: &World<Lock>) -> (usize, usize) {
-        let world = &World {
-            reductions: crate::reduce::Reductions::NONE,
-            ..world.clone()
-        };
         let init = world.init_states().remove(0);
         let mut seen = HashSet::from([fingerprint(&init)]);
         let mut queue = VecDeque::from([init]);

@@ -25,6 +25,46 @@ pub type ClientId = usize;
 /// The most clients a renaming can move (a scenario's limit).
 pub const CLIENTS: usize = 5;
 
+/// Which clients are interchangeable: those with the same group number
+/// above 0; a client whose number is 0 is interchangeable with none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Groups(pub [u8; CLIENTS]);
+
+impl Groups {
+    /// Whether some group has two clients: only then can renaming merge
+    /// anything.
+    pub fn any(&self) -> bool {
+        let groups = &self.0;
+        (0..CLIENTS).any(|i| groups[i] > 0 && groups[i + 1..].contains(&groups[i]))
+    }
+
+    /// The groups of `clients` clients in which client `i` is
+    /// interchangeable with client `j` where `same(i, j)`, an equivalence,
+    /// and `eligible(i)`: none if more than [`CLIENTS`].
+    pub fn of(
+        clients: usize,
+        eligible: impl Fn(ClientId) -> bool,
+        same: impl Fn(ClientId, ClientId) -> bool,
+    ) -> Groups {
+        let mut groups = Groups::default();
+        if clients > CLIENTS {
+            return groups;
+        }
+        let mut next = 1;
+        for i in (0..clients).filter(|&i| eligible(i)) {
+            let earlier = (0..i).find(|&j| groups.0[j] > 0 && same(i, j));
+            groups.0[i] = match earlier {
+                Some(j) => groups.0[j],
+                None => {
+                    next += 1;
+                    next - 1
+                }
+            };
+        }
+        groups
+    }
+}
+
 /// How many renamed names each thread keeps ([`Renaming::name`]).
 const NAME_CACHE: usize = 4096;
 
@@ -372,5 +412,14 @@ mod tests {
         let renamed = swap01().names(&names);
         let texts: Vec<&str> = renamed.iter().map(|name| &**name).collect();
         assert_eq!(texts, ["c2-c", "c1-a", "c0-b"]);
+    }
+
+    #[test]
+    fn groups_gather_interchangeable_clients() {
+        let groups = Groups::of(5, |c| c != 3, |i, j| i % 2 == j % 2);
+        assert_eq!(groups.0, [1, 2, 1, 0, 1]);
+        assert!(groups.any());
+        assert!(!Groups::of(3, |c| c == 1, |_, _| true).any());
+        assert!(!Groups::of(6, |_| true, |_, _| true).any());
     }
 }

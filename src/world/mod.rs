@@ -32,11 +32,9 @@ pub mod faults;
 use std::any::Any;
 use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
+use std::hash::Hash;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
@@ -46,9 +44,8 @@ use crate::net::{Net, Served};
 use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
 };
-use crate::reduce::{Classes, Reductions};
+use crate::store::rename::Groups;
 use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig, Zxid};
-use crate::symmetry::{Groups, Symmetric};
 use crate::world::faults::{Fate, Fault, FaultBudget, Spent};
 
 /// A node of the tree the server holds before any client starts (a
@@ -292,11 +289,9 @@ pub struct Wake {
 }
 
 /// A state of the world, of a recipe whose client state is `S` and whose
-/// log ([`Recipe::Log`]) is `L`.
-///
-/// It hashes as its class under the search's reductions
-/// ([`crate::reduce`]): two states of one class have one fingerprint.
-#[derive(Clone, PartialEq, Eq)]
+/// log ([`Recipe::Log`]) is `L`. It hashes as what it is; a search hashes
+/// it as its class under the reductions it makes ([`crate::explore`]).
+#[derive(Clone, PartialEq, Eq, Hash)]
 pub struct WorldState<S, L = ()> {
     pub net: Net,
     pub processes: Vec<Process<S>>,
@@ -304,78 +299,6 @@ pub struct WorldState<S, L = ()> {
     pub dead_sessions: BTreeSet<SessionId>,
     pub spent: Spent,
     pub history: History<L>,
-    /// The reductions its fingerprint makes, the same in every state of a
-    /// search ([`World::classes`]).
-    pub classes: Classes,
-}
-
-impl<S, L> Hash for WorldState<S, L>
-where
-    S: Hash + Clone + Symmetric,
-    L: Hash + Clone + Symmetric,
-{
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        if self.classes.symmetry.any() {
-            let groups = self.classes.symmetry;
-            if let Some(representative) = crate::symmetry::representative(self, &groups) {
-                return representative.hash_class(state);
-            }
-        }
-        self.hash_class(state);
-    }
-}
-
-/// Handed to another search thread, a state is copied whole
-/// ([`crate::symmetry::detached`]).
-impl<S, L> crate::search::Detach for WorldState<S, L>
-where
-    S: Symmetric + Clone,
-    L: Symmetric + Clone,
-{
-    fn detached(&self) -> Self {
-        crate::symmetry::detached(self)
-    }
-}
-
-impl<S: Hash, L: Hash> WorldState<S, L> {
-    /// Hashes this state as its class under the reductions other than
-    /// symmetry.
-    fn hash_class<H: Hasher>(&self, state: &mut H) {
-        if self.classes.counters {
-            crate::reduce::hash_net_class(&self.net, self.classes, state);
-        } else {
-            self.net.hash(state);
-        }
-        self.processes.hash(state);
-        self.dead_sessions.hash(state);
-        self.spent.hash(state);
-        self.history.hash(state);
-    }
-}
-
-/// A state as a person reads it (the explorer's state pane, a test's
-/// failure): the znode tree, each client's phase, belief and connection,
-/// what is in flight on each link, and the faults spent.
-impl<S: std::fmt::Display, L> std::fmt::Debug for WorldState<S, L> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", crate::trace::picture(self))?;
-        let in_flight = crate::trace::in_flight(self);
-        if !in_flight.is_empty() {
-            write!(f, "in flight:\n{in_flight}")?;
-        }
-        let any = crate::world::faults::Kind::ALL
-            .into_iter()
-            .filter(|kind| self.spent.any[*kind as usize] > 0)
-            .map(|kind| format!("{} {}", kind.name(), self.spent.any[kind as usize]));
-        let aimed = (self.spent.aimed.iter().enumerate())
-            .filter(|(_, spent)| **spent > 0)
-            .map(|(index, spent)| format!("aimed fault {} {spent}", index + 1));
-        let spent: Vec<String> = any.chain(aimed).collect();
-        if !spent.is_empty() {
-            writeln!(f, "faults spent: {}", spent.join(", "))?;
-        }
-        Ok(())
-    }
 }
 
 impl<S, L> WorldState<S, L> {
@@ -473,61 +396,6 @@ impl Action {
     }
 }
 
-/// How a search that runs the world from outside steers it, and what the
-/// world tells it back.
-#[derive(Debug)]
-pub struct Control<R: Recipe> {
-    /// While this flag is up the world enables no action, so a search drains
-    /// what it has queued and stops: how a checker's time and memory limits
-    /// are kept, whatever its threads (stateright 0.31 honours its own timeout
-    /// only when a worker asks for more work, which a lone worker never does).
-    /// The one who raises it lowers it again before rebuilding paths.
-    pub halt: AtomicBool,
-    /// The first panic of the recipe, the store or the client library during
-    /// the search; the world raises `halt` when it keeps one.
-    pub panic: Mutex<Option<Panic<R>>>,
-    /// The recipe phases some client entered in a state the search reached,
-    /// as bits over [`Recipe::phase_names`].
-    pub phases: AtomicU64,
-    /// The fault kinds injected on some path the search took, as bits over
-    /// [`crate::world::faults::Kind`].
-    pub faults: AtomicU8,
-    /// Steps the search took that did not raise
-    /// [`termination::rank`](crate::properties::termination::rank): while
-    /// none did, the graph has no cycle.
-    pub unranked_steps: AtomicU64,
-}
-
-impl<R: Recipe> Default for Control<R> {
-    fn default() -> Self {
-        Control {
-            halt: AtomicBool::new(false),
-            panic: Mutex::new(None),
-            phases: AtomicU64::new(0),
-            faults: AtomicU8::new(0),
-            unranked_steps: AtomicU64::new(0),
-        }
-    }
-}
-
-impl<R: Recipe> Control<R> {
-    /// Adds what `state` covers: its clients' phases and the fault kinds
-    /// spent to reach it. A load first, so that once everything reachable
-    /// is covered the threads only read the shared words.
-    pub fn cover(&self, world: &World<R>, state: &WorldState<R::State, R::Log>) {
-        let phases = (state.processes.iter().enumerate()).fold(0, |bits, (client, process)| {
-            bits | world.recipe(client).phases(&process.recipe)
-        });
-        if self.phases.load(Ordering::Relaxed) & phases != phases {
-            self.phases.fetch_or(phases, Ordering::Relaxed);
-        }
-        let faults = state.spent.kind_bits(&world.budget);
-        if self.faults.load(Ordering::Relaxed) & faults != faults {
-            self.faults.fetch_or(faults, Ordering::Relaxed);
-        }
-    }
-}
-
 /// A panic inside the world: the state it happened in, the action being
 /// taken (none if listing the enabled actions panicked) and its message.
 #[derive(Clone)]
@@ -569,7 +437,7 @@ thread_local! {
 }
 
 /// Runs `f`, turning a panic into its message.
-fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+pub(crate) fn caught<T>(f: impl FnOnce() -> T) -> Result<T, String> {
     catch_unwind(AssertUnwindSafe(f)).map_err(|payload| panic_message(payload.as_ref()))
 }
 
@@ -622,12 +490,6 @@ pub struct World<R: Recipe> {
     /// words ([`crate::properties::violation`] tells the shared ones): the
     /// registry's ([`crate::catalogue::Catalogued::violation`]), or none.
     pub explain: Explain<R>,
-    /// The reductions the fingerprints of its states make
-    /// ([`crate::reduce`]): all, unless a check asks for fewer.
-    pub reductions: Reductions,
-    /// The search running this world, if it steers it ([`Control`]). The
-    /// recipe, the store and the client library never see it.
-    pub control: Option<Arc<Control<R>>>,
 }
 
 impl<R: Recipe> World<R> {
@@ -649,8 +511,6 @@ impl<R: Recipe> World<R> {
             tree: Vec::new(),
             properties,
             explain: unexplained,
-            reductions: Reductions::ALL,
-            control: None,
         }
     }
 
@@ -671,29 +531,6 @@ impl<R: Recipe> World<R> {
 
     pub fn clients(&self) -> usize {
         self.scripts.len()
-    }
-
-    /// How its states hash: its reductions, as far as it allows each.
-    pub fn classes(&self) -> Classes {
-        let restarts = self.renews || self.budget.total(crate::world::faults::Kind::Restart) > 0;
-        Classes::of(self.reductions(), restarts, self.interchangeable())
-    }
-
-    /// The reductions a search of this world makes: none on an ensemble
-    /// yet, whose servers' trees, logs and connections neither the
-    /// merged counters, nor renaming, nor the ample sets account for.
-    fn reductions(&self) -> Reductions {
-        match self.store.servers {
-            1 => self.reductions,
-            _ => Reductions::NONE,
-        }
-    }
-
-    /// Whether a search of this world takes one of the interleavings that
-    /// commute ([`crate::partial_order`]): where its reductions say so and
-    /// every client's recipe allows it ([`Recipe::observed_through_history`]).
-    pub fn reduces_order(&self) -> bool {
-        self.reductions().partial_order && self.recipes.iter().all(Recipe::observed_through_history)
     }
 
     /// Which clients are interchangeable ([`crate::symmetry`]): those whose
@@ -1372,81 +1209,6 @@ impl<R: Recipe> World<R> {
     }
 }
 
-impl<R: Recipe> World<R> {
-    /// The shortest sequence of actions from the initial state to a state where
-    /// `found` holds, searching breadth first in the checker's action order;
-    /// `None` if no reachable state qualifies.
-    ///
-    /// stateright 0.31's breadth-first checker keeps the *last* state it meets
-    /// that violates a property (each discovery overwrites the previous one),
-    /// so after a full exploration its path is seldom the shortest. This
-    /// search stops at the first, keeping of each state only its
-    /// fingerprint and how it was reached, and makes states again by
-    /// replaying ([`crate::shortest`]).
-    pub fn shortest_path(
-        &self,
-        found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
-    ) -> Option<Vec<Action>> {
-        self.shortest_path_within(found, |_| true)
-            .expect("a search without a limit runs to its end")
-    }
-
-    /// [`World::shortest_path`], asking `go_on` every few thousand states
-    /// (with the number of states seen) whether to go on; `Err(())` if it
-    /// said no before the search ended. A step that panics is passed over.
-    #[allow(clippy::result_unit_err)]
-    pub fn shortest_path_within(
-        &self,
-        found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
-        mut go_on: impl FnMut(usize) -> bool,
-    ) -> Result<Option<Vec<Action>>, ()> {
-        let init = self.init_states().remove(0);
-        let searched = crate::shortest::shortest_path(
-            init,
-            |state, actions| {
-                if caught(|| self.enabled(state, actions)).is_err() {
-                    actions.clear();
-                }
-            },
-            |state, action| caught(|| self.step(state, action)).ok().flatten(),
-            fingerprint,
-            |state, _| found(state),
-            &mut go_on,
-        );
-        searched.map(|path| path.map(|(actions, _)| actions))
-    }
-}
-
-fn fingerprint<T: Hash>(value: &T) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    value.hash(&mut hasher);
-    hasher.finish()
-}
-
-impl<R: Recipe> World<R> {
-    /// Keeps the first panic of a search and stops it.
-    fn keep_panic(
-        &self,
-        control: &Control<R>,
-        state: &WorldState<R::State, R::Log>,
-        action: Option<Action>,
-        message: String,
-    ) {
-        let mut kept = control
-            .panic
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if kept.is_none() {
-            *kept = Some(Panic {
-                state: state.clone(),
-                action,
-                message,
-            });
-        }
-        control.halt.store(true, Ordering::Relaxed);
-    }
-}
-
 impl<R: Recipe> Model for World<R> {
     type State = WorldState<R::State, R::Log>;
     type Action = Action;
@@ -1487,52 +1249,15 @@ impl<R: Recipe> Model for World<R> {
             dead_sessions,
             spent: Spent::default(),
             history: History::new(clients),
-            classes: self.classes(),
         }]
     }
 
     fn actions(&self, state: &Self::State, actions: &mut Vec<Self::Action>) {
-        let Some(control) = &self.control else {
-            self.enabled(state, actions);
-            return;
-        };
-        if control.halt.load(Ordering::Relaxed) {
-            return;
-        }
-        let reduces = self.reduces_order();
-        let listed = caught(|| {
-            self.enabled(state, actions);
-            if reduces {
-                crate::partial_order::reduce(self, state, actions);
-            }
-        });
-        if let Err(message) = listed {
-            actions.clear();
-            self.keep_panic(control, state, None, message);
-        }
+        self.enabled(state, actions);
     }
 
     fn next_state(&self, state: &Self::State, action: Self::Action) -> Option<Self::State> {
-        let Some(control) = &self.control else {
-            return self.step(state, &action);
-        };
-        match caught(|| self.step(state, &action)) {
-            Ok(next) => {
-                if let Some(next) = &next {
-                    control.cover(self, next);
-                    crate::properties::termination::check_step(
-                        &control.unranked_steps,
-                        state,
-                        next,
-                    );
-                }
-                next
-            }
-            Err(message) => {
-                self.keep_panic(control, state, Some(action), message);
-                None
-            }
-        }
+        self.step(state, &action)
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
@@ -1555,13 +1280,5 @@ impl<R: Recipe> Model for World<R> {
             }
             Action::Fault(fault) => format!("FAULT: {}", fault.words()),
         }
-    }
-
-    /// The explorer shows a step as a trace tells it, then the state it
-    /// leads to.
-    fn format_step(&self, last_state: &Self::State, action: Action) -> Option<String> {
-        let (next, observed) = self.try_step_observed(last_state, &action).ok()?;
-        let step = crate::trace::describe(self, last_state, &action, &next, &observed);
-        Some(format!("{step}\n\n{next:?}"))
     }
 }
