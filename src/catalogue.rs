@@ -272,7 +272,7 @@ pub trait AnyWorld: Send + Sync {
     fn journal(&self, property: &str, actions: &[Action]) -> Journaled;
     /// Replays a saved `terminates` counterexample: the words of its verdict
     /// if it loops again, else why not
-    /// ([`crate::properties::termination::replay_loop`]).
+    /// ([`crate::check::termination::replay_loop`]).
     fn replay_loop(&self, actions: &[Action], depth_bound: usize) -> Result<String, String>;
     /// Shrinks `actions`, a path to a discovery for `property`
     /// ([`crate::shrink::shrink`]); `None` if it is not one.
@@ -538,7 +538,7 @@ impl<R: Recipe> AnyWorld for World<R> {
     }
 
     fn replay_loop(&self, actions: &[Action], depth_bound: usize) -> Result<String, String> {
-        crate::properties::termination::replay_loop(self, actions, depth_bound)
+        crate::check::termination::replay_loop(self, actions, depth_bound)
     }
 
     fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk> {

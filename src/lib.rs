@@ -65,6 +65,7 @@ pub mod conformance;
 pub mod diagram;
 pub mod ensemble;
 pub mod explore;
+pub mod lasso;
 pub mod memory;
 pub mod net;
 pub mod partial_order;

@@ -149,7 +149,7 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                 outcome.elapsed.as_secs_f64()
             );
         }
-        if let Some(note) = crate::properties::termination::note(outcome) {
+        if let Some(note) = crate::check::termination::note(outcome) {
             notes.push(format!(
                 "{}: {}",
                 escape(&entry.scenario.name),

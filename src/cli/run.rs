@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use serde::Serialize;
 use zoocheck::check::{Judgement, Limit, Outcome, Verdict};
-use zoocheck::properties::termination;
 use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{Scenario, ScenarioError};
 use zoocheck::simulate::SimulateOptions;
@@ -560,7 +559,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     }
     if let Mode::Check { witness, coverage } = mode {
         print_coverage(outcome, coverage);
-        if let Some(note) = termination::note(outcome) {
+        if let Some(note) = zoocheck::check::termination::note(outcome) {
             outln!("  {note}");
         }
         for name in witness {

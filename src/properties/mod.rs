@@ -10,6 +10,7 @@ use crate::recipe::{Observation, Recipe};
 use crate::world::{Run, Status, World, WorldState};
 
 pub mod termination;
+pub mod verdict;
 
 /// Mutual exclusion: at most one client believes it holds the lock.
 pub fn mutual_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {

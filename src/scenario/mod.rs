@@ -64,7 +64,7 @@ use std::path::{Path as FsPath, PathBuf};
 
 use crate::catalogue::AnyWorld;
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
-use crate::properties::termination::{self, Termination};
+use crate::properties::termination::Termination;
 use crate::store::StoreConfig;
 use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
 use crate::world::faults::FaultBudget;
@@ -387,7 +387,7 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     if let Some(why) = crate::check::unreached_why(outcome) {
         let _ = writeln!(out, "{why}");
     }
-    if let Some(note) = termination::note(outcome) {
+    if let Some(note) = crate::check::termination::note(outcome) {
         let _ = writeln!(out, "{note}");
     }
     if let Some(panic) = &outcome.panic {

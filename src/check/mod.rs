@@ -3,6 +3,8 @@
 //! the verdict on each property against the one expected, with its shortest
 //! counterexample, what the search covered, and the limits it may stop at.
 
+pub mod termination;
+
 use std::fmt::Write as _;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -11,85 +13,13 @@ use std::time::{Duration, Instant};
 use stateright::{Checker, Expectation, HasDiscoveries, Model, Property};
 
 use crate::explore::{Control, Explored};
-use crate::properties::termination::{self, Termination};
+use crate::properties::termination::{depth_limit, Termination};
+pub use crate::properties::verdict::{Expected, Verdict};
 use crate::recipe::Recipe;
 use crate::reduce::Reductions;
 use crate::search::{follow, Limits, Search};
 use crate::trace::{discovered, Trace};
 use crate::world::{panic_message, Action, Panic, World};
-/// The answer a scenario expects for one property.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    /// An `always` property with no counterexample.
-    Holds,
-    /// An `always` property with a counterexample.
-    Violated,
-    /// A `sometimes` property with an example.
-    Reached,
-    /// A `sometimes` property with no example.
-    Unreached,
-}
-
-impl Verdict {
-    pub fn name(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Violated => "violated",
-            Verdict::Reached => "reached",
-            Verdict::Unreached => "unreached",
-        }
-    }
-}
-
-/// What a scenario expects of one property: a verdict, and whether the
-/// search proves it. Most expectations are proven ones (`holds`). An
-/// unproven one (`violated?`, `holds?`, ...) is what a search can show but
-/// not prove, such as a likely loop on a path that grows to the depth bound
-/// (`terminates = "violated?"`), and the verdicts the search could not prove
-/// beside it: meeting it is success, and a search that proves it instead is
-/// a change the scenario should say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Expected {
-    pub verdict: Verdict,
-    pub proven: bool,
-}
-
-impl Expected {
-    pub fn proven(verdict: Verdict) -> Expected {
-        Expected {
-            verdict,
-            proven: true,
-        }
-    }
-
-    /// As a scenario writes it: `holds`, or `holds?` where unproven.
-    pub fn name(self) -> &'static str {
-        match (self.verdict, self.proven) {
-            (verdict, true) => verdict.name(),
-            (Verdict::Holds, false) => "holds?",
-            (Verdict::Violated, false) => "violated?",
-            (Verdict::Reached, false) => "reached?",
-            (Verdict::Unreached, false) => "unreached?",
-        }
-    }
-
-    /// The expectation `text` names among those of an always-property
-    /// (`always`) or of a sometimes-property.
-    pub fn parse(text: &str, always: bool) -> Option<Expected> {
-        let (word, proven) = match text.strip_suffix('?') {
-            Some(word) => (word, false),
-            None => (text, true),
-        };
-        let verdict = match word {
-            "holds" if always => Verdict::Holds,
-            "violated" if always => Verdict::Violated,
-            "reached" if !always => Verdict::Reached,
-            "unreached" if !always => Verdict::Unreached,
-            _ => return None,
-        };
-        Some(Expected { verdict, proven })
-    }
-}
 
 /// How to search.
 #[derive(Clone, Debug, Default)]
@@ -275,8 +205,7 @@ pub fn check_bounded<R: Recipe>(
         unique_states: checker.unique_state_count(),
         states: checker.state_count(),
         // The deepest path checked: a path the depth limit cut was not.
-        max_depth: steps(checker.max_depth())
-            .min(termination::depth_limit(options.max_depth, bound)),
+        max_depth: steps(checker.max_depth()).min(depth_limit(options.max_depth, bound)),
         elapsed: started.elapsed(),
         stopped: searched.stopped,
         walks: 0,
@@ -311,7 +240,7 @@ fn search<R: Recipe>(
     // skip, unchecked, a state at its target depth: checking every path of
     // `depth` steps takes a target of `depth + 2`. The scenario's depth
     // bound always applies, so a recipe that loops stops there.
-    let depth = termination::depth_limit(options.max_depth, bound);
+    let depth = depth_limit(options.max_depth, bound);
     let mut checker = if options.bfs {
         let mut builder = searched
             .checker()
