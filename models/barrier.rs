@@ -63,7 +63,7 @@
 
 use stateright::Property;
 
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
@@ -351,7 +351,7 @@ impl Recipe for Barrier {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Barrier>(self))
+        f.write_str(crate::catalogued::command_name::<Barrier>(self))
     }
 }
 

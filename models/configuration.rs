@@ -36,7 +36,7 @@
 
 use stateright::Property;
 
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
@@ -292,7 +292,7 @@ impl Recipe for Configuration {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Configuration>(self))
+        f.write_str(crate::catalogued::command_name::<Configuration>(self))
     }
 }
 

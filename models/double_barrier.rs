@@ -104,7 +104,7 @@ use std::sync::Arc;
 use stateright::Property;
 
 use super::joined::{Joined, Joins};
-use crate::catalogue::{refuse_restarts, Catalogued, Docs};
+use crate::catalogued::{refuse_restarts, Catalogued, Docs};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
@@ -673,7 +673,7 @@ impl Recipe for DoubleBarrier {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<DoubleBarrier>(self))
+        f.write_str(crate::catalogued::command_name::<DoubleBarrier>(self))
     }
 }
 
@@ -747,7 +747,7 @@ impl Catalogued for DoubleBarrier {
     ) -> Result<(), (&'static str, String)> {
         match params.threshold {
             Some(threshold) => {
-                crate::catalogue::one_to_clients_max("params.threshold", threshold, "")
+                crate::catalogued::one_to_clients_max("params.threshold", threshold, "")
             }
             None => Ok(()),
         }
@@ -792,7 +792,7 @@ pub struct Params {
     pub threshold: Option<u8>,
 }
 
-impl crate::catalogue::Params for Params {
+impl crate::catalogued::Params for Params {
     const MEANINGS: &'static [(&'static str, &'static str)] = &[(
         "threshold",
         "how many processes must enter before any computes (1 to 5); by default as many as the scripts enter",

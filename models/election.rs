@@ -63,7 +63,7 @@ use stateright::Property;
 
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase};
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
@@ -397,7 +397,7 @@ impl Recipe for Election {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Election>(self))
+        f.write_str(crate::catalogued::command_name::<Election>(self))
     }
 }
 

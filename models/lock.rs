@@ -104,7 +104,7 @@ use stateright::Property;
 
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::properties;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::Path;
@@ -264,7 +264,7 @@ impl Recipe for Lock {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Lock>(self))
+        f.write_str(crate::catalogued::command_name::<Lock>(self))
     }
 }
 

@@ -49,7 +49,7 @@ use std::sync::Arc;
 use stateright::Property;
 
 use super::joined::{Joined, Joins};
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{ClientId, Log, Witness};
@@ -305,7 +305,7 @@ impl Recipe for Membership {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Membership>(self))
+        f.write_str(crate::catalogued::command_name::<Membership>(self))
     }
 }
 

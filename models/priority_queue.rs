@@ -48,7 +48,7 @@ use std::sync::Arc;
 
 use super::queue::{self, Fact, OnChange, Queue, QueueLog};
 pub use super::queue::{Put, State, Take};
-use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
+use crate::catalogued::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use crate::store::{EventType, Op, OpResult, Path, Response};
 use crate::world::faults::FaultBudget;
@@ -101,6 +101,10 @@ impl Recipe for PriorityQueue {
     type Command = Command;
     type Fact = Fact;
     type Log = PriorityLog;
+
+    fn data_words(bytes: &[u8]) -> Option<String> {
+        Queue::data_words(bytes)
+    }
 
     fn phase_names(&self) -> &'static [&'static str] {
         &queue::PHASES
@@ -282,7 +286,7 @@ impl Log for PriorityLog {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<PriorityQueue>(self))
+        f.write_str(crate::catalogued::command_name::<PriorityQueue>(self))
     }
 }
 

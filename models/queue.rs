@@ -94,7 +94,7 @@ use std::sync::Arc;
 use stateright::Property;
 
 use super::contender::sequence_after;
-use crate::catalogue::{refuse_restarts, Catalogued, Docs, NoParams};
+use crate::catalogued::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe};
 use crate::store::{
@@ -930,6 +930,10 @@ impl Recipe for Queue {
     type Fact = Fact;
     type Log = QueueLog;
 
+    fn data_words(bytes: &[u8]) -> Option<String> {
+        Item::parse(bytes).map(|item| format!("item {item}"))
+    }
+
     fn phase_names(&self) -> &'static [&'static str] {
         &PHASES
     }
@@ -985,7 +989,7 @@ impl Recipe for Queue {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Queue>(self))
+        f.write_str(crate::catalogued::command_name::<Queue>(self))
     }
 }
 

@@ -52,7 +52,7 @@ use stateright::Property;
 
 use super::contender::{Contender, Decision, Phase};
 use super::shared_lock::{self, SharedLock};
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
@@ -460,7 +460,7 @@ impl Recipe for RevocableLock {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<RevocableLock>(self))
+        f.write_str(crate::catalogued::command_name::<RevocableLock>(self))
     }
 }
 

@@ -143,7 +143,7 @@ use stateright::Property;
 
 use super::contender::{self, sequence_after, Contender};
 use super::lock;
-use crate::catalogue::{Catalogued, Docs};
+use crate::catalogued::{Catalogued, Docs};
 use crate::client::SessionEvent;
 use crate::properties;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Role, Token};
@@ -179,7 +179,7 @@ impl Default for Params {
     }
 }
 
-impl crate::catalogue::Params for Params {
+impl crate::catalogued::Params for Params {
     const MEANINGS: &'static [(&'static str, &'static str)] = &[(
         "max_leases",
         "how many clients may hold a lease at once (1 to 5; Curator's maxLeases)",
@@ -860,7 +860,7 @@ impl Recipe for Semaphore {
 /// A command in a trace: the name scenario scripts give it.
 impl fmt::Display for Command {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(crate::catalogue::command_name::<Semaphore>(self))
+        f.write_str(crate::catalogued::command_name::<Semaphore>(self))
     }
 }
 
@@ -916,7 +916,7 @@ impl Catalogued for Semaphore {
         params: &Params,
         _scripts: &[Vec<Command>],
     ) -> Result<(), (&'static str, String)> {
-        crate::catalogue::one_to_clients_max(
+        crate::catalogued::one_to_clients_max(
             "params.max_leases",
             params.max_leases,
             " (a semaphore of no lease holds nobody)",

@@ -55,7 +55,7 @@
 
 use stateright::Property;
 
-use crate::catalogue::{Catalogued, Docs, NoParams};
+use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use crate::store::{
@@ -790,7 +790,7 @@ impl Recipe for TwoPhaseCommit {
 /// A command in a trace: the name scenario scripts give it.
 impl std::fmt::Display for Command {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(crate::catalogue::command_name::<TwoPhaseCommit>(self))
+        f.write_str(crate::catalogued::command_name::<TwoPhaseCommit>(self))
     }
 }
 

@@ -10,13 +10,11 @@
 //! outside this file matches on recipe names or dispatches over recipe
 //! types.
 
-use std::fmt;
 use std::marker::PhantomData;
 
-use serde::de::DeserializeOwned;
-use serde::Serialize;
 use stateright::{Expectation, Model};
 
+use crate::catalogued::{command_name, Catalogued, Docs, Params};
 use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
 use crate::models::barrier::Barrier;
@@ -33,12 +31,12 @@ use crate::models::shared_lock::SharedLock;
 use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::properties::termination::Termination;
 use crate::recipe::Recipe;
-use crate::scenario::Scenario;
 use crate::shrink::Shrunk;
 use crate::simulate::{SimulateOptions, Walk, WalkProgress};
+use crate::store::StoreConfig;
 use crate::trace::{Stop, Trace};
-use crate::world::faults::{FaultBudget, Kind};
-use crate::world::{Action, World};
+use crate::world::faults::FaultBudget;
+use crate::world::{Action, StartingNode, World};
 
 /// Every recipe zoocheck knows: the one list a new recipe joins.
 pub const CATALOGUE: [&dyn AnyRecipe; 12] = [
@@ -64,139 +62,6 @@ pub fn find(name: &str) -> Option<&'static dyn AnyRecipe> {
 /// Every recipe's name, in the catalogue's order.
 pub fn names() -> Vec<&'static str> {
     CATALOGUE.iter().map(|recipe| recipe.name()).collect()
-}
-
-/// What `list` and `new` say of a recipe: what it is, and what each variant
-/// and command means, by the names scenario files use.
-#[derive(Clone, Copy, Debug)]
-pub struct Docs {
-    pub summary: &'static str,
-    /// Each of [`Catalogued::VARIANTS`], in its order, with its meaning.
-    pub variants: &'static [(&'static str, &'static str)],
-    /// Each of [`Catalogued::COMMANDS`], in its order, with its meaning.
-    pub commands: &'static [(&'static str, &'static str)],
-    /// A small group that runs, one script per client: where `new` starts.
-    pub group: &'static [&'static [&'static str]],
-}
-
-/// A recipe's parameters, as a scenario's `[params]` table gives them:
-/// typed (`deny_unknown_fields`), each with a default (`serde(default)`)
-/// that keeps every scenario without the table as it was.
-pub trait Params:
-    Default + Serialize + DeserializeOwned + Clone + fmt::Debug + Send + Sync + 'static
-{
-    /// Each parameter by its key, with what it means, in order.
-    const MEANINGS: &'static [(&'static str, &'static str)];
-}
-
-/// The parameters of a recipe that has none.
-#[derive(Clone, Debug, Default, Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NoParams {}
-
-impl Params for NoParams {
-    const MEANINGS: &'static [(&'static str, &'static str)] = &[];
-}
-
-/// A recipe a scenario can name: its name, its variants, commands and
-/// parameters by the names scenario files use, and the properties it
-/// promises. Each model implements it beside its actor; [`CATALOGUE`] lists
-/// them all.
-pub trait Catalogued: Recipe {
-    const NAME: &'static str;
-    const DOCS: Docs;
-    type Variant: Copy + PartialEq + fmt::Debug;
-    const VARIANTS: &'static [(&'static str, Self::Variant)];
-    const COMMANDS: &'static [(&'static str, Self::Command)];
-    type Params: Params;
-
-    /// One client's recipe: its variant, the scenario's parameters, and the
-    /// clients' scripts. What a client must know of its whole group (a
-    /// two-phase commit's sites) comes from the scripts, which
-    /// [`Catalogued::check_scripts`] accepted.
-    fn build(variant: Self::Variant, params: &Self::Params, scripts: &[Vec<Self::Command>])
-        -> Self;
-    fn properties() -> Vec<stateright::Property<World<Self>>>;
-
-    /// Whether the scripts make a group the recipe can run (a two-phase commit
-    /// needs exactly one coordinator), and what was expected if not.
-    fn check_scripts(_scripts: &[Vec<Self::Command>]) -> Result<(), String> {
-        Ok(())
-    }
-
-    /// Whether the parameters make sense for these scripts; if not, the
-    /// parameter's key (`params.threshold`) and what was expected.
-    fn check_params(
-        _params: &Self::Params,
-        _scripts: &[Vec<Self::Command>],
-    ) -> Result<(), (&'static str, String)> {
-        Ok(())
-    }
-
-    /// Whether the world models these fault budgets soundly for the recipe,
-    /// so that a violation under them is the recipe's and not the harness's;
-    /// if not, the budget's key (`faults.restart`) and why it is refused.
-    /// A recipe refuses what it cannot be judged under rather than be misjudged.
-    fn check_faults(_budget: &FaultBudget) -> Result<(), (&'static str, String)> {
-        Ok(())
-    }
-
-    /// Whether the recipe says what its application does once its library
-    /// renewed a lost session (`[session] on_expiry = "renew"`): it hears
-    /// `Expired`, then `SyncConnected` on the new session, and carries on.
-    /// A recipe that does not stops at `Expired` and is refused a renewing
-    /// scenario rather than be judged as if it had been written for one.
-    const RENEWS: bool = false;
-
-    /// Why the last state of `run` (a counterexample) breaks this recipe's
-    /// own `property`, in words: who believes what, which item went twice,
-    /// who waits forever on which node. The properties
-    /// [`crate::properties`] shares are told there. `None` if the state does
-    /// not break it.
-    fn violation(
-        _world: &World<Self>,
-        _run: crate::world::Run<'_, Self>,
-        _property: &str,
-    ) -> Option<String> {
-        None
-    }
-}
-
-/// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how
-/// a recipe's commands print.
-pub fn command_name<R: Catalogued>(command: &R::Command) -> &'static str {
-    R::COMMANDS
-        .iter()
-        .find(|(_, known)| known == command)
-        .map_or("(a command no script can name)", |(name, _)| name)
-}
-
-/// [`Catalogued::check_params`] for a count of clients (a threshold, a
-/// number of leases): `value` under `key` must be 1 to
-/// [`crate::scenario::CLIENTS_MAX`]; `why` says what 0 would mean.
-pub fn one_to_clients_max(
-    key: &'static str,
-    value: u8,
-    why: &str,
-) -> Result<(), (&'static str, String)> {
-    let max = crate::scenario::CLIENTS_MAX;
-    if (1..=max).contains(&value) {
-        return Ok(());
-    }
-    Err((key, format!("{value}; expected 1 to {max}{why}")))
-}
-
-/// [`Catalogued::check_faults`] for a recipe whose world cannot restart a
-/// process soundly, saying `why`.
-pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static str, String)> {
-    let restarts = budget.total(Kind::Restart);
-    if restarts == 0 {
-        return Ok(());
-    }
-    Err((
-        "faults.restart",
-        format!("{restarts} restarts, but {why}; expected 0"),
-    ))
 }
 
 /// A recipe of the catalogue, whatever its type.
@@ -237,7 +102,7 @@ pub trait AnyRecipe: Sync {
     /// the directory among them.
     fn setup(&self, scripts: &[Vec<&'static str>]) -> Vec<crate::store::Path>;
     /// The world a validated scenario of this recipe describes.
-    fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld>;
+    fn world(&self, setting: &Setting) -> Box<dyn AnyWorld>;
 }
 
 /// Everything one does with a scenario's world, whatever its recipe.
@@ -300,6 +165,71 @@ pub struct Journaled {
     pub entries: Vec<Vec<crate::store::journal::Entry>>,
 }
 
+/// Which recipe and variant a scenario checks, and each client's script, by
+/// the names the file used (validated against the recipe's tables).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subject {
+    pub recipe: &'static str,
+    /// Each client's variant.
+    pub variants: Vec<&'static str>,
+    /// Each client's script.
+    pub scripts: Vec<Vec<&'static str>>,
+    /// Which of each client's commands are given with a timeout, a bit per
+    /// step (`"acquire with timeout"` in the file).
+    pub timed: Vec<u8>,
+}
+
+/// How a script step asks for a timeout: `"acquire with timeout"`.
+pub const WITH_TIMEOUT: &str = " with timeout";
+
+impl Subject {
+    /// Client `client`'s script as the file writes it.
+    pub fn script_words(&self, client: usize) -> String {
+        let timed = self.timed.get(client).copied().unwrap_or(0);
+        let steps: Vec<String> = (self.scripts[client].iter().enumerate())
+            .map(|(step, command)| {
+                let timeout = if timed >> step & 1 == 1 {
+                    WITH_TIMEOUT
+                } else {
+                    ""
+                };
+                format!("{command}{timeout}")
+            })
+            .collect();
+        steps.join(", ")
+    }
+
+    /// Whether every client runs the same variant.
+    pub fn one_variant(&self) -> Option<&'static str> {
+        let first = self.variants[0];
+        self.variants.iter().all(|v| *v == first).then_some(first)
+    }
+
+    /// The variants in words: `guid`, or `guid, no_guid` for mixed clients.
+    pub fn variant_words(&self) -> String {
+        match self.one_variant() {
+            Some(variant) => variant.to_string(),
+            None => self.variants.join(", "),
+        }
+    }
+}
+
+/// What a scenario sets for a world, by the names its file used (validated
+/// against the recipe's tables): what [`AnyRecipe::world`] builds from.
+#[derive(Clone, Copy, Debug)]
+pub struct Setting<'a> {
+    pub subject: &'a Subject,
+    /// The `[params]` table, read by the recipe ([`Params`]).
+    pub params: &'a toml::Table,
+    pub budget: &'a FaultBudget,
+    pub expire_anytime: bool,
+    /// `[session] on_expiry = "renew"` ([`World::renews`]).
+    pub renews: bool,
+    pub store: StoreConfig,
+    /// The nodes the server holds before the clients start.
+    pub tree: &'a [StartingNode],
+}
+
 /// The catalogue's entry of recipe `R`.
 pub struct Entry<R>(PhantomData<fn() -> R>);
 
@@ -309,11 +239,11 @@ impl<R> Entry<R> {
 
 impl<R: Catalogued> Entry<R> {
     /// The typed world of a validated scenario of this recipe.
-    pub fn typed_world(scenario: &Scenario) -> World<R> {
-        let subject = &scenario.subject;
+    pub fn typed_world(setting: &Setting) -> World<R> {
+        let subject = setting.subject;
         let scripts = commands_of::<R>(&subject.scripts);
         let params =
-            read_params::<R>(&scenario.params).expect("a validated scenario's parameters read");
+            read_params::<R>(setting.params).expect("a validated scenario's parameters read");
         let recipes = subject
             .variants
             .iter()
@@ -326,11 +256,11 @@ impl<R: Catalogued> Entry<R> {
             recipes,
             scripts,
             timed: subject.timed.clone(),
-            budget: scenario.budget.clone(),
-            expire_anytime: scenario.expire_anytime,
-            renews: scenario.renews,
-            store: scenario.store,
-            tree: scenario.tree.clone(),
+            budget: setting.budget.clone(),
+            expire_anytime: setting.expire_anytime,
+            renews: setting.renews,
+            store: setting.store,
+            tree: setting.tree.to_vec(),
             properties: R::properties,
             explain: R::violation,
         }
@@ -457,8 +387,8 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
         R::build(reference, &R::Params::default(), &commands_of::<R>(scripts)).setup()
     }
 
-    fn world(&self, scenario: &Scenario) -> Box<dyn AnyWorld> {
-        Box::new(Entry::<R>::typed_world(scenario))
+    fn world(&self, setting: &Setting) -> Box<dyn AnyWorld> {
+        Box::new(Entry::<R>::typed_world(setting))
     }
 }
 

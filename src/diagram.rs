@@ -26,7 +26,6 @@ use std::fmt::Write as _;
 use std::iter;
 
 use crate::client::ServerMessage;
-use crate::models::queue::Item as QueueItem;
 use crate::recipe::Recipe;
 
 use crate::store::{Data, MultiOp, Op, OpResult, Response};
@@ -132,7 +131,14 @@ impl Diagram {
         let replayed = crate::trace::replay(world, actions);
         for (index, step) in replayed.steps.iter().enumerate() {
             let (before, after) = (&replayed.states[index], &replayed.states[index + 1]);
-            diagram.step(index + 1, before, &actions[index], after, &step.text);
+            diagram.step(
+                index + 1,
+                before,
+                &actions[index],
+                after,
+                &step.text,
+                R::data_words,
+            );
         }
         diagram
     }
@@ -157,6 +163,7 @@ impl Diagram {
         action: &Action,
         after: &WorldState<S, L>,
         text: &str,
+        words: DataWords,
     ) {
         let store = self.store();
         match *action {
@@ -187,7 +194,7 @@ impl Diagram {
                         from: c,
                         to: store,
                         kind: ArrowKind::Request,
-                        label: request_label(&request.op),
+                        label: request_label(&request.op, words),
                     }));
                 }
             }
@@ -197,7 +204,7 @@ impl Diagram {
                 let served = before.net.links[c]
                     .up
                     .front()
-                    .map(|request| request_label(&request.op))
+                    .map(|request| request_label(&request.op, words))
                     .unwrap_or_default();
                 let lines = iter::once(format!("serves c{c}: {served}"))
                     .chain(text.split("; ").skip(1).map(str::to_string))
@@ -217,10 +224,10 @@ impl Diagram {
                         from: store,
                         to: c,
                         kind: ArrowKind::Reply,
-                        label: reply_label(r),
+                        label: reply_label(r, words),
                     }));
                 }
-                self.notifications(step, before, after, Some(c));
+                self.notifications(step, before, after, Some(c), words);
             }
             Action::SessionTimeout(_) | Action::Fault(_) | Action::Apply(_) => {
                 let first = match action {
@@ -233,7 +240,7 @@ impl Diagram {
                     last: store,
                     lines: text.split("; ").map(str::to_string).collect(),
                 });
-                self.notifications(step, before, after, None);
+                self.notifications(step, before, after, None, words);
             }
         }
     }
@@ -245,6 +252,7 @@ impl Diagram {
         before: &WorldState<S, L>,
         after: &WorldState<S, L>,
         served: Option<usize>,
+        words: DataWords,
     ) {
         let store = self.store();
         for (c, (was, is)) in before.net.links.iter().zip(&after.net.links).enumerate() {
@@ -272,7 +280,7 @@ impl Diagram {
                         from: store,
                         to: c,
                         kind: ArrowKind::Reply,
-                        label: reply_label(result),
+                        label: reply_label(result, words),
                     })),
                 }
             }
@@ -280,25 +288,39 @@ impl Diagram {
     }
 }
 
+/// A node's data in its recipe's words, if the recipe gives it a meaning
+/// ([`Recipe::data_words`]).
+pub type DataWords = fn(&[u8]) -> Option<String>;
+
+/// Data no recipe gives a meaning.
+pub fn no_words(_bytes: &[u8]) -> Option<String> {
+    None
+}
+
 /// A request as an arrow says it: the trace's words, with the data it writes.
-pub fn request_label(request: &Op) -> String {
+pub fn request_label(request: &Op, words: DataWords) -> String {
     match request {
-        Op::Create { data, .. } | Op::SetData { data, .. } => with_payload(op(request), data),
+        Op::Create { data, .. } | Op::SetData { data, .. } => {
+            with_payload(op(request), data, words)
+        }
         Op::Multi(ops) => {
-            let ops: Vec<String> = ops.iter().map(multi_op_label).collect();
+            let ops: Vec<String> = ops.iter().map(|op| multi_op_label(op, words)).collect();
             format!("multi [{}]", ops.join(", "))
         }
         _ => op(request),
     }
 }
 
-fn multi_op_label(multi: &MultiOp) -> String {
+fn multi_op_label(multi: &MultiOp, words: DataWords) -> String {
     match multi {
-        MultiOp::Create { path, data, mode } => request_label(&Op::Create {
-            path: path.clone(),
-            data: data.clone(),
-            mode: *mode,
-        }),
+        MultiOp::Create { path, data, mode } => request_label(
+            &Op::Create {
+                path: path.clone(),
+                data: data.clone(),
+                mode: *mode,
+            },
+            words,
+        ),
         MultiOp::Delete { path, version } => op(&Op::Delete {
             path: path.clone(),
             version: *version,
@@ -307,19 +329,22 @@ fn multi_op_label(multi: &MultiOp) -> String {
             path,
             data,
             version,
-        } => request_label(&Op::SetData {
-            path: path.clone(),
-            data: data.clone(),
-            version: *version,
-        }),
+        } => request_label(
+            &Op::SetData {
+                path: path.clone(),
+                data: data.clone(),
+                version: *version,
+            },
+            words,
+        ),
         MultiOp::Check { path, version } => format!("check {path} version {version}"),
     }
 }
 
 /// A reply as an arrow says it: the trace's words, with the data a getData read.
-pub fn reply_label(reply: &OpResult) -> String {
+pub fn reply_label(reply: &OpResult, words: DataWords) -> String {
     match reply {
-        Ok(Response::Data { data, .. }) => match payload(data) {
+        Ok(Response::Data { data, .. }) => match payload(data, words) {
             Some(payload) => format!("data {payload}"),
             None => "data, empty".to_string(),
         },
@@ -327,23 +352,23 @@ pub fn reply_label(reply: &OpResult) -> String {
     }
 }
 
-fn with_payload(words: String, data: &Data) -> String {
-    match payload(data) {
-        Some(payload) => format!("{words} {payload}"),
-        None => words,
+fn with_payload(label: String, data: &Data, words: DataWords) -> String {
+    match payload(data, words) {
+        Some(payload) => format!("{label} {payload}"),
+        None => label,
     }
 }
 
 /// The most characters of a node's data a label shows.
 const PAYLOAD_CHARS_MAX: usize = 24;
 
-/// A node's data in a short printable form: a queue item as `item c0.1`,
-/// printable text quoted (`"commit"`, `"unlock"`), anything else by its
-/// length; nothing for no data.
-pub fn payload(data: &Data) -> Option<String> {
+/// A node's data in a short printable form: in the recipe's `words` if it
+/// has some (a queue item as `item c0.1`), printable text quoted
+/// (`"commit"`, `"unlock"`), anything else by its length; nothing for no data.
+pub fn payload(data: &Data, words: DataWords) -> Option<String> {
     let bytes = data.as_deref().filter(|bytes| !bytes.is_empty())?;
-    if let Some(item) = QueueItem::parse(bytes) {
-        return Some(format!("item {item}"));
+    if let Some(said) = words(bytes) {
+        return Some(said);
     }
     match std::str::from_utf8(bytes) {
         Ok(text) if text.chars().all(|c| c.is_ascii_graphic() || c == ' ') => {

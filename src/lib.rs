@@ -1,37 +1,62 @@
 //! zoocheck: model checking and deterministic simulation of ZooKeeper
 //! coordination recipes.
 //!
-//! A tour, from the bottom up:
+//! # Layers
 //!
-//! - [`store`]: the simulated ZooKeeper server. Znodes, Stat, zxids, the
-//!   per-parent sequence counter, sessions and one-shot watches, to the contract
-//!   in `docs/zookeeper-semantics.md` and proven against a real server by
-//!   `tests/conformance.rs`. A pure value: the checker keeps millions.
-//! - [`client`]: the client-library half of each session: in-flight requests,
-//!   `CONNECTIONLOSS` then `Disconnected`, SetWatches on reconnect, `Expired`
-//!   on reconnect after expiry.
-//! - [`net`]: the server, its clients and the FIFO link between each client and
-//!   the server, moved one explicit step at a time; faults (a dropped
-//!   connection, a lost reply, an expiry) are steps too.
+//! Each module uses only modules of its own row or the rows below it, and no
+//! two use each other; `tests/layers.rs` reads this table and fails on any
+//! `crate::` path that points up, on a circle within a row, and on a module
+//! the table leaves out. Top to bottom:
 //!
-//! - [`conformance`]: sequences of operations and their normalised
-//!   observations, to compare the store with a real server and to replay a
-//!   difference as a regression test.
+//! ```text
+//! binary       cli
+//! files        report trace_file template
+//! scenarios    scenario
+//! catalogue    catalogue
+//! verdicts     simulate check shrink
+//! exploration  explore partial_order reduce symmetry
+//! words        diagram trace
+//! recipes      models catalogued
+//! judgement    properties
+//! world        world
+//! interface    recipe
+//! real         conformance real
+//! zookeeper    net ensemble client store
+//! search       lasso search shortest
+//! base         memory text
+//! ```
 //!
-//! - [`recipe`]: the recipe actor trait; [`models`]: the recipes themselves.
-//! - [`world`]: the stateright model (store, clients, links, processes,
-//!   faults from [`faults`]), whose states [`properties`] judge.
-//! - [`scenario`]: scenario files to a world and its expected verdicts;
-//!   [`catalogue`]: every recipe by name, and the type-erased world
-//!   ([`catalogue::AnyWorld`]) each builds; [`check`]: the exhaustive search
-//!   and its verdicts; [`reduce`]: the reductions that let it store one
-//!   state per class of states no later step tells apart ([`symmetry`]
-//!   among them); [`partial_order`]: the steps it may leave for later;
-//!   [`trace`]: counterexamples as readable, replayable steps;
-//!   [`diagram`]: a trace as a sequence diagram, in Mermaid or SVG;
-//!   [`report`]: a check's verdicts and counterexamples as one HTML page.
-//! - [`simulate`]: seeded random walks, for worlds too large to exhaust;
-//!   [`shrink`]: a walk's counterexample cut down to the actions it needs.
+//! - **zookeeper**: the simulated ZooKeeper 3.8. [`store`], one server's
+//!   znodes, Stat, zxids, sequence counters, sessions and watches, to the
+//!   contract in `docs/zookeeper-semantics.md` (a pure value: the checker
+//!   keeps millions), with the client renaming it is told in
+//!   ([`store::rename`]); [`client`], the client library's half of a session;
+//!   [`ensemble`], the servers' replicas and committed log; [`net`], servers,
+//!   clients and the FIFO links between them, one explicit step at a time.
+//! - **real**: the same operations against a real server ([`real`]), and
+//!   their normalised observations to compare ([`conformance`]).
+//! - **interface**: [`recipe`], the trait a recipe's client implements: a
+//!   pure actor that reads messages and sends requests.
+//! - **world**: [`world`], the stateright model of clients running a recipe
+//!   against the server, with the faults ([`world::faults`]) as its steps. A
+//!   plain model: its hash is the state's.
+//! - **judgement**: [`properties`], what a run must keep or reach, the
+//!   termination rank, and the verdicts' words.
+//! - **recipes**: [`models`], the recipes, each with what a scenario may name
+//!   of it ([`catalogued`]).
+//! - **words**: [`trace`], a path as steps a person reads; [`diagram`], as a
+//!   sequence diagram.
+//! - **exploration**: [`explore`] wraps a world in the reductions
+//!   ([`reduce`], [`symmetry`], [`partial_order`]) and the search's control.
+//! - **verdicts**: [`check`], the exhaustive search and its verdicts;
+//!   [`simulate`], seeded random walks; [`shrink`], a counterexample cut down.
+//! - **catalogue**: [`catalogue`], every recipe by name, and the type-erased
+//!   world each builds.
+//! - **scenarios**: [`scenario`], scenario files to a world and expectations.
+//! - **files**: [`trace_file`], saved traces; [`report`], a check as an HTML
+//!   page; [`template`], `zoocheck new`.
+//! - **search** and **base**: a model's paths and lassos ([`search`],
+//!   [`shortest`], [`lasso`]), and plain helpers ([`text`], [`memory`]).
 //!
 //! The store on its own:
 //!
@@ -59,6 +84,7 @@
 //! hash map: the same steps give the same trace, every time.
 
 pub mod catalogue;
+pub mod catalogued;
 pub mod check;
 pub mod client;
 pub mod conformance;
@@ -84,6 +110,7 @@ pub mod symmetry;
 pub mod template;
 pub mod text;
 pub mod trace;
+pub mod trace_file;
 pub mod world;
 
 /// The fault kinds, a part of the world ([`world::faults`]).

@@ -376,6 +376,13 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         &[]
     }
 
+    /// A node's data in this recipe's own words, where the recipe gives its
+    /// data a meaning (a queue's item as `item c0.1`): how diagrams label
+    /// it. `None` shows printable text quoted, anything else by its length.
+    fn data_words(_bytes: &[u8]) -> Option<String> {
+        None
+    }
+
     /// The directory whose children the recipe creates (the lock node).
     fn directory(&self) -> &Path;
 

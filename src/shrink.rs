@@ -302,7 +302,7 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
         let scenario =
             Scenario::load(&root.join(file), &root).unwrap_or_else(|error| panic!("{error}"));
-        Entry::<Lock>::typed_world(&scenario)
+        Entry::<Lock>::typed_world(&scenario.setting())
     }
 
     /// Whether some prefix of `actions` replays ([`trace::replay`], the

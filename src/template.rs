@@ -13,7 +13,7 @@ use crate::world::faults::{FaultBudget, Kind, DECLARATIONS};
 
 /// The text of a new scenario file for `recipe`, described as `description`.
 /// It loads as it is: the recipe's first variant (its reference), its
-/// [`Docs::group`](crate::catalogue::Docs::group), no fault, and the verdicts
+/// [`Docs::group`](crate::catalogued::Docs::group), no fault, and the verdicts
 /// a sound recipe would get, which the researcher decides anew before
 /// checking.
 pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {

@@ -6,7 +6,7 @@
 
 use stateright::Model;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};

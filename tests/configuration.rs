@@ -4,7 +4,7 @@
 
 use stateright::Model;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::models::configuration::{
     readers_hold_the_last_value, Command, Configuration, Phase, State, Variant,

@@ -8,8 +8,11 @@ use std::path::Path;
 
 use zoocheck::check::Verdict;
 use zoocheck::diagram::{
-    escape, payload, reply_label, request_label, wrap, Arrow, ArrowKind, Diagram, Item,
+    escape, no_words, payload, reply_label, request_label, wrap, Arrow, ArrowKind, DataWords,
+    Diagram, Item,
 };
+use zoocheck::models::queue::Queue;
+use zoocheck::recipe::Recipe;
 use zoocheck::scenario::Scenario;
 use zoocheck::store::{data, CreateMode, MultiOp, Op, Path as ZnodePath, Response, Stat};
 use zoocheck::trace::Trace;
@@ -365,13 +368,15 @@ fn faults_are_boxes_over_the_faulted_client_and_the_store() {
 #[test]
 fn requests_and_replies_show_the_data_they_carry() {
     let path = |text: &str| ZnodePath::new(text);
+    // The queue gives its data a meaning; data no recipe reads is text.
+    let queue: DataWords = <Queue as Recipe>::data_words;
     let vote = Op::Create {
         path: path("/app/Tx/s_1"),
         data: data(b"commit"),
         mode: CreateMode::Persistent,
     };
     assert_eq!(
-        request_label(&vote),
+        request_label(&vote, no_words),
         "create /app/Tx/s_1 (persistent) \"commit\""
     );
     let item = Op::Create {
@@ -380,8 +385,12 @@ fn requests_and_replies_show_the_data_they_carry() {
         mode: CreateMode::PersistentSequential,
     };
     assert_eq!(
-        request_label(&item),
+        request_label(&item, queue),
         "create /queue/queue- (persistent sequential) item c0.1"
+    );
+    assert_eq!(
+        request_label(&item, no_words),
+        "create /queue/queue- (persistent sequential) \"c0.1\""
     );
     let unlock = Op::SetData {
         path: path("/lock/c0-write-0000000000"),
@@ -389,7 +398,7 @@ fn requests_and_replies_show_the_data_they_carry() {
         version: -1,
     };
     assert_eq!(
-        request_label(&unlock),
+        request_label(&unlock, no_words),
         "setData /lock/c0-write-0000000000 \"unlock\""
     );
     let multi = Op::Multi(vec![
@@ -408,7 +417,7 @@ fn requests_and_replies_show_the_data_they_carry() {
         },
     ]);
     assert_eq!(
-        request_label(&multi),
+        request_label(&multi, queue),
         "multi [delete /queue/queue-0000000000, create /queue/taken-c0.0 (persistent) item c0.0, check /queue version 3]"
     );
     let plain = Op::Create {
@@ -417,29 +426,32 @@ fn requests_and_replies_show_the_data_they_carry() {
         mode: CreateMode::EphemeralSequential,
     };
     assert_eq!(
-        request_label(&plain),
+        request_label(&plain, no_words),
         "create /lock/c0-lock- (ephemeral sequential)"
     );
     let read = Ok(Response::Data {
         data: data(b"abort"),
         stat: Stat::default(),
     });
-    assert_eq!(reply_label(&read), "data \"abort\"");
+    assert_eq!(reply_label(&read, no_words), "data \"abort\"");
     let empty = Ok(Response::Data {
         data: None,
         stat: Stat::default(),
     });
-    assert_eq!(reply_label(&empty), "data, empty");
+    assert_eq!(reply_label(&empty, no_words), "data, empty");
 
     // Short and printable whatever the bytes.
     assert_eq!(
-        payload(&data(&[0xff, 0x00, 0x41])),
+        payload(&data(&[0xff, 0x00, 0x41]), no_words),
         Some("3 bytes".to_string())
     );
-    assert_eq!(payload(&data(b"a\nb")), Some("3 bytes".to_string()));
-    assert_eq!(payload(&data(b"")), None);
     assert_eq!(
-        payload(&data(&[b'x'; 100])),
+        payload(&data(b"a\nb"), no_words),
+        Some("3 bytes".to_string())
+    );
+    assert_eq!(payload(&data(b""), no_words), None);
+    assert_eq!(
+        payload(&data(&[b'x'; 100]), no_words),
         Some(format!("\"{}...\"", "x".repeat(24)))
     );
 

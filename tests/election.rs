@@ -15,7 +15,7 @@ use stateright::Model;
 mod actor;
 use actor::*;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::contender;

@@ -17,7 +17,7 @@ mod actor;
 use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
 use actor::*;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use stateright::Model;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::membership::{

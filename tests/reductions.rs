@@ -20,7 +20,8 @@ use std::path::Path;
 use std::sync::Arc;
 
 use stateright::Model;
-use zoocheck::catalogue::{Catalogued, Entry};
+use zoocheck::catalogue::Entry;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::check::{CheckOptions, Verdict};
 use zoocheck::explore::{Classed, Explored};
 use zoocheck::models::barrier::Barrier;
@@ -68,7 +69,7 @@ fn world<R: Catalogued>(name: &str) -> World<R> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let scenario = Scenario::load(&root.join(format!("{name}.toml")), &root)
         .unwrap_or_else(|error| panic!("{error}"));
-    Entry::<R>::typed_world(&scenario)
+    Entry::<R>::typed_world(&scenario.setting())
 }
 
 /// What the states of one group must agree on: each property, the rank,

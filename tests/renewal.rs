@@ -178,7 +178,7 @@ fn a_renewed_session_has_a_new_id_which_the_recipe_reads_and_its_nodes_carry() {
 /// under `scenarios/` asks it of that recipe: a recipe added without one
 /// fails here.
 ///
-/// [`Catalogued::RENEWS`]: zoocheck::catalogue::Catalogued::RENEWS
+/// [`Catalogued::RENEWS`]: zoocheck::catalogued::Catalogued::RENEWS
 #[test]
 fn every_recipe_is_checked_under_renewal() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");

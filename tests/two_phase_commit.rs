@@ -5,7 +5,7 @@
 
 use stateright::Model;
 
-use zoocheck::catalogue::Catalogued;
+use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::two_phase_commit::{

@@ -8,7 +8,8 @@ use zoocheck::catalogue;
 use zoocheck::properties::termination;
 use zoocheck::scenario::Scenario;
 use zoocheck::text::{quoted, shorten};
-use zoocheck::trace::{self, Stop, TraceFile, TRACE_FORMAT};
+use zoocheck::trace::{self, Stop};
+use zoocheck::trace_file::{self, TraceFile, TRACE_FORMAT};
 
 use crate::cli::load::{load, load_file};
 use crate::UsageError;
@@ -36,7 +37,7 @@ pub(crate) fn replay(path: &Path, zk: Option<&str>) -> Result<ExitCode, UsageErr
             ),
         ));
     }
-    let scenario_file = trace::resolve_stored_path(&saved.file, path).ok_or_else(|| {
+    let scenario_file = trace_file::resolve_stored_path(&saved.file, path).ok_or_else(|| {
         field(
             "file",
             format!(

@@ -4,7 +4,8 @@ use std::path::{Path, PathBuf};
 
 use zoocheck::check::{Outcome, Verdict};
 use zoocheck::scenario::Scenario;
-use zoocheck::trace::{self, TraceFile};
+use zoocheck::trace;
+use zoocheck::trace_file::{self, TraceFile};
 
 use crate::UsageError;
 
@@ -103,7 +104,7 @@ impl<'a> TraceWriter<'a> {
     ) -> Result<PathBuf, UsageError> {
         let file = TraceFile::new(
             &scenario.name,
-            trace::stored_path(&scenario.file),
+            trace_file::stored_path(&scenario.file),
             verdict,
             found_by_seed(found_by, seed, trace.property),
             trace,

@@ -62,7 +62,8 @@
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
-use crate::catalogue::AnyWorld;
+use crate::catalogue::{AnyWorld, Setting};
+pub use crate::catalogue::{Subject, WITH_TIMEOUT};
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
 use crate::properties::termination::Termination;
 use crate::store::StoreConfig;
@@ -73,8 +74,8 @@ use crate::world::StartingNode;
 mod file;
 
 /// Limits on what a scenario may ask, so that every question stays answerable
-/// by an exhaustive search on a laptop.
-pub const CLIENTS_MAX: u8 = 5;
+/// by an exhaustive search on a laptop (the clients' is the recipes').
+pub use crate::catalogued::CLIENTS_MAX;
 pub const SCRIPT_LEN_MAX: usize = 8;
 pub const FAULT_BUDGET_MAX: u8 = 3;
 
@@ -109,55 +110,6 @@ pub fn scenarios_dir(path: &FsPath) -> Option<&FsPath> {
         .find(|ancestor| ancestor.file_name().is_some_and(|name| name == "scenarios"))
 }
 
-/// Which recipe and variant a scenario checks, and each client's script, by
-/// the names the file used (validated against the recipe's tables).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Subject {
-    pub recipe: &'static str,
-    /// Each client's variant.
-    pub variants: Vec<&'static str>,
-    /// Each client's script.
-    pub scripts: Vec<Vec<&'static str>>,
-    /// Which of each client's commands are given with a timeout, a bit per
-    /// step (`"acquire with timeout"` in the file).
-    pub timed: Vec<u8>,
-}
-
-/// How a script step asks for a timeout: `"acquire with timeout"`.
-pub const WITH_TIMEOUT: &str = " with timeout";
-
-impl Subject {
-    /// Client `client`'s script as the file writes it.
-    pub fn script_words(&self, client: usize) -> String {
-        let timed = self.timed.get(client).copied().unwrap_or(0);
-        let steps: Vec<String> = (self.scripts[client].iter().enumerate())
-            .map(|(step, command)| {
-                let timeout = if timed >> step & 1 == 1 {
-                    WITH_TIMEOUT
-                } else {
-                    ""
-                };
-                format!("{command}{timeout}")
-            })
-            .collect();
-        steps.join(", ")
-    }
-
-    /// Whether every client runs the same variant.
-    pub fn one_variant(&self) -> Option<&'static str> {
-        let first = self.variants[0];
-        self.variants.iter().all(|v| *v == first).then_some(first)
-    }
-
-    /// The variants in words: `guid`, or `guid, no_guid` for mixed clients.
-    pub fn variant_words(&self) -> String {
-        match self.one_variant() {
-            Some(variant) => variant.to_string(),
-            None => self.variants.join(", "),
-        }
-    }
-}
-
 /// A parsed, validated scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -167,7 +119,7 @@ pub struct Scenario {
     pub description: String,
     pub subject: Subject,
     pub clients: u8,
-    /// The `[params]` table, read by the recipe ([`crate::catalogue::Params`]).
+    /// The `[params]` table, read by the recipe ([`crate::catalogued::Params`]).
     pub params: toml::Table,
     pub budget: FaultBudget,
     pub expire_anytime: bool,
@@ -240,7 +192,20 @@ impl Scenario {
     pub fn world(&self) -> Box<dyn AnyWorld> {
         crate::catalogue::find(self.subject.recipe)
             .expect("a loaded scenario names a known recipe")
-            .world(self)
+            .world(&self.setting())
+    }
+
+    /// What the scenario sets for its world, as the catalogue takes it.
+    pub fn setting(&self) -> Setting<'_> {
+        Setting {
+            subject: &self.subject,
+            params: &self.params,
+            budget: &self.budget,
+            expire_anytime: self.expire_anytime,
+            renews: self.renews,
+            store: self.store,
+            tree: &self.tree,
+        }
     }
 }
 

@@ -488,7 +488,7 @@ pub struct World<R: Recipe> {
     pub properties: fn() -> Vec<Property<World<R>>>,
     /// Why the last state of a run breaks the recipe's own property, in
     /// words ([`crate::properties::violation`] tells the shared ones): the
-    /// registry's ([`crate::catalogue::Catalogued::violation`]), or none.
+    /// registry's ([`crate::catalogued::Catalogued::violation`]), or none.
     pub explain: Explain<R>,
 }
 
