@@ -127,17 +127,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use crate::recipe::{Observation, Recipe};
 use crate::store::Op;
-use crate::world::faults::{Kind, Target};
+use crate::world::faults::{Target, DECLARATIONS};
 use crate::world::{Action, History, Status, World, WorldState};
-
-/// The fault kinds that can strike a client that runs and is connected.
-const STRIKE_THE_CONNECTED: [Kind; 5] = [
-    Kind::Crash,
-    Kind::Pause,
-    Kind::Disconnect,
-    Kind::Expire,
-    Kind::LoseReply,
-];
 
 /// Narrows `actions` (every action enabled in `state`, in the checker's
 /// order) to an ample set, if some client's steps make one; otherwise
@@ -234,24 +225,33 @@ fn actor(action: &Action) -> Option<usize> {
 }
 
 /// Whether some budget is left of a fault that can strike `client` while it
-/// runs and is connected: at any client, aimed at it, or aimed at a role it
-/// may come to play.
+/// runs and is connected ([`FaultKind::STRIKES_THE_CONNECTED`]): at any
+/// client, aimed at it, or aimed at a role it may come to play; or of a
+/// fault that reaches beyond the client it strikes
+/// ([`FaultKind::REACHES_OTHERS`]), wherever it is aimed.
+///
+/// [`FaultKind::STRIKES_THE_CONNECTED`]: crate::world::faults::FaultKind::STRIKES_THE_CONNECTED
+/// [`FaultKind::REACHES_OTHERS`]: crate::world::faults::FaultKind::REACHES_OTHERS
 fn fault_may_strike<R: Recipe>(
     world: &World<R>,
     state: &WorldState<R::State, R::Log>,
     client: usize,
 ) -> bool {
     let budget = &world.budget;
-    STRIKE_THE_CONNECTED.into_iter().any(|kind| {
-        state.spent.any[kind as usize] < budget.any[kind as usize]
-            || budget.aimed.iter().enumerate().any(|(index, aimed)| {
-                aimed.kind == kind
-                    && state.spent.aimed[index] < aimed.count
-                    && match aimed.target {
-                        Target::Client(target) => target == client,
-                        Target::Role { .. } => true,
-                    }
-            })
+    DECLARATIONS.iter().any(|declaration| {
+        let kind = declaration.kind;
+        let reaches = |target: &Target| match target {
+            _ if declaration.reaches_others => true,
+            Target::Client(target) => *target == client,
+            Target::Role { .. } => true,
+        };
+        (declaration.strikes_the_connected || declaration.reaches_others)
+            && (state.spent.any[kind as usize] < budget.any[kind as usize]
+                || budget.aimed.iter().enumerate().any(|(index, aimed)| {
+                    aimed.kind == kind
+                        && state.spent.aimed[index] < aimed.count
+                        && reaches(&aimed.target)
+                }))
     })
 }
 

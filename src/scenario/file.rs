@@ -16,7 +16,9 @@ use crate::check::Expected;
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
-use crate::world::faults::{Aimed, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS};
+use crate::world::faults::{
+    Aimed, Bounds, FaultBudget, Kind, Target, AIMED_MAX, DECLARATIONS, KINDS,
+};
 use crate::world::StartingNode;
 
 #[derive(Deserialize)]
@@ -163,23 +165,17 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     recipe
         .check_params(&params, &scripts)
         .map_err(|(key, message)| errors.at(&key, message))?;
-    let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
-    let budget = faults(&raw, any, expire_anytime, recipe, clients, &errors)?;
     let store = store(&raw.store, &errors)?;
-    if store.servers == 1 && budget.total(Kind::Move) > 0 {
-        let aimed = budget
-            .aimed
-            .iter()
-            .position(|aimed| aimed.kind == Kind::Move);
-        let key = match (budget.any[Kind::Move as usize], aimed) {
-            (0, Some(index)) => format!("fault[{index}].kind"),
-            _ => "faults.move".to_string(),
-        };
-        return Err(errors.at(
-            &key,
-            "a move, on one server; a connection moves between the servers of an ensemble, so it needs [store] servers of 2 or more".to_string(),
-        ));
-    }
+    let (any, expire_anytime) = faults_any(&raw.faults, &errors)?;
+    let budget = faults(
+        &raw,
+        any,
+        expire_anytime,
+        recipe,
+        clients,
+        store.servers,
+        &errors,
+    )?;
     let renews = renews(&raw.session, &errors)?;
     if renews && !recipe.renews() {
         let renewing: Vec<&str> = (catalogue::CATALOGUE.iter())
@@ -487,6 +483,7 @@ fn faults(
     expire_anytime: bool,
     recipe: &dyn AnyRecipe,
     clients: u8,
+    servers: u8,
     errors: &Errors,
 ) -> Result<FaultBudget, ScenarioError> {
     let mut budget = FaultBudget {
@@ -507,14 +504,21 @@ fn faults(
             .aimed
             .push(aimed(section, index, recipe, clients, errors)?);
     }
-    let (restarts, crashes) = (budget.total(Kind::Restart), budget.total(Kind::Crash));
-    if restarts > crashes {
-        return Err(errors.at(
-            "faults.restart",
-            format!(
-                "{restarts} restarts but only {crashes} crashes; a restart needs a crashed client"
-            ),
-        ));
+    // What each kind budgeted allows, said at its key: `faults.<kind>`, or
+    // the first aimed one's kind if none is at any client.
+    let bounds = Bounds {
+        budget: &budget,
+        servers,
+    };
+    for (kind, _) in budget.kinds() {
+        if let Err(message) = (kind.declaration().bounds)(&bounds) {
+            let aimed = (budget.aimed.iter()).position(|aimed| aimed.kind == kind);
+            let key = match (budget.any[kind as usize], aimed) {
+                (0, Some(index)) => format!("fault[{index}].kind"),
+                _ => format!("faults.{}", kind.name()),
+            };
+            return Err(errors.at(&key, message));
+        }
     }
     recipe
         .check_faults(&budget)

@@ -2,13 +2,16 @@
 //! scenario sets.
 //!
 //! Timing is modelled by preconditions, not clocks. Every kind of fault is
-//! declared once, in [`DECLARATIONS`]: its name in scenario files, what it
-//! does in one line, when it may strike, which of the client's requests in
-//! flight the server may have received when it does, its effect on the
-//! server and the links, its effect on the process, and its words in traces.
-//! The scenario parser, `list`, `new`, traces, coverage and the tests all
-//! read that table; adding a kind is adding a [`Kind`] and its declaration
-//! (the compiler counts them).
+//! one file of this directory, a type implementing [`FaultKind`]: its name
+//! in scenario files, what it does in one line, when it may strike, which of
+//! the client's requests in flight the server may have received when it
+//! does, its effect on the server and the links, its effect on the process,
+//! its words in traces, the budgets a scenario may give it, and what the
+//! reductions must know of it. Every answer is required: a kind that leaves
+//! one out does not compile. One line of [`kinds!`] registers it; [`Kind`],
+//! [`Kind::ALL`] and [`DECLARATIONS`] are made from that list, which the
+//! scenario parser, `list`, `new`, traces, coverage, partial-order
+//! reduction and the tests read.
 //!
 //! A scenario gives budgets of two sorts: a number of faults of a kind at
 //! any client (`[faults] pause = 1`), and faults aimed at one client or at
@@ -26,36 +29,45 @@ use crate::recipe::ClientId;
 use crate::store::Notification;
 use crate::world::{Status, WorldState};
 
-/// The kinds of fault, in the order scenario files, `list` and traces give
-/// them. Each has its [`Declaration`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    Crash,
-    Restart,
-    Pause,
-    Disconnect,
-    Expire,
-    LoseReply,
-    Abandon,
-    Move,
+/// Registers each kind of fault, in the order scenario files, `list` and
+/// traces give them: its variant of [`Kind`] and its file.
+macro_rules! kinds {
+    ($($kind:ident in $file:ident),* $(,)?) => {
+        $(mod $file;)*
+
+        /// The kinds of fault. Each has its [`Declaration`], made from its
+        /// [`FaultKind`].
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Kind {
+            $($kind),*
+        }
+
+        /// How many kinds there are.
+        pub const KINDS: usize = [$(Kind::$kind),*].len();
+
+        impl Kind {
+            pub const ALL: [Kind; KINDS] = [$(Kind::$kind),*];
+        }
+
+        /// Every kind's declaration, in [`Kind`]'s order.
+        pub const DECLARATIONS: [Declaration; KINDS] =
+            [$(Declaration::of::<$file::$kind>(Kind::$kind)),*];
+    };
 }
 
-/// How many kinds there are.
-pub const KINDS: usize = DECLARATIONS.len();
+kinds! {
+    Crash in crash,
+    Restart in restart,
+    Pause in pause,
+    Disconnect in disconnect,
+    Expire in expire,
+    LoseReply in lose_reply,
+    Abandon in abandon,
+    Move in r#move,
+}
 
 impl Kind {
-    pub const ALL: [Kind; KINDS] = [
-        Kind::Crash,
-        Kind::Restart,
-        Kind::Pause,
-        Kind::Disconnect,
-        Kind::Expire,
-        Kind::LoseReply,
-        Kind::Abandon,
-        Kind::Move,
-    ];
-
     pub fn declaration(self) -> &'static Declaration {
         &DECLARATIONS[self as usize]
     }
@@ -114,13 +126,13 @@ impl Situation {
         }
     }
 
-    fn alive(&self) -> bool {
+    pub fn alive(&self) -> bool {
         self.status != Status::Crashed
     }
 
     /// How many of its requests in flight the server may take before the
     /// connection breaks: none while it holds them.
-    fn receivable(&self) -> u8 {
+    pub fn receivable(&self) -> u8 {
         match self.held {
             true => 0,
             false => self.in_flight,
@@ -157,211 +169,102 @@ pub struct Hit {
     pub paused: bool,
     /// The request the server applies first, in words, if any.
     pub next_request: Option<String>,
-    /// The server a moved connection goes to, if known.
-    pub to_server: Option<usize>,
+    /// The server the client is connected to, and how many the ensemble
+    /// has, if known.
+    pub server: Option<(usize, usize)>,
 }
 
 /// What a fault did at the server: the client's requests it applied, and
 /// the notifications the fault itself fired (an expiry's).
 pub type Struck = (Vec<Served>, Vec<Notification>);
 
-/// Everything about one kind of fault.
-pub struct Declaration {
-    pub kind: Kind,
+/// One kind of fault: a type of its own file, whose answers the compiler
+/// makes complete.
+pub trait FaultKind {
     /// Its key in a scenario's `[faults]` and its `kind` in a `[[fault]]`.
-    pub name: &'static str,
+    const NAME: &'static str;
     /// What it does, in one line (`list`, `new`).
-    pub meaning: &'static str,
+    const MEANING: &'static str;
+    /// What becomes of the process it strikes.
+    const FATE: Fate;
+    /// Whether it can strike a client that runs and is connected, with its
+    /// connection up: whether [`FaultKind::when`] holds in some such
+    /// [`Situation`]. Partial-order reduction takes such a client's steps
+    /// alone only where no fault that can strike it has budget left; a
+    /// unit test checks the answer against `when` in every such situation.
+    const STRIKES_THE_CONNECTED: bool;
+    /// Whether it changes another client's process, link or session than the
+    /// one it strikes (a server's crash would; an expiry's watch events are
+    /// the store's). Partial-order reduction treats such a kind as striking
+    /// every client.
+    const REACHES_OTHERS: bool;
     /// Whether it may strike a client in this situation (besides its budget
     /// and its target).
-    pub when: fn(&Situation) -> bool,
+    fn when(at: &Situation) -> bool;
     /// How many of the client's requests in flight the server may have
     /// received (and applied) when it strikes: the checker explores each.
-    pub received: fn(&Situation) -> RangeInclusive<u8>,
+    fn received(at: &Situation) -> RangeInclusive<u8>;
     /// Its effect on the server and the links: what the server applied of
     /// the client's requests, and the notifications the fault fired.
-    pub strike: fn(&mut Net, ClientId, u8) -> Struck,
-    pub fate: Fate,
+    fn strike(net: &mut Net, client: ClientId, applied: u8) -> Struck;
     /// The fault in words (a trace's step, the explorer's list).
-    pub words: fn(&Hit) -> String,
+    fn words(hit: &Hit) -> String;
+    /// Whether a scenario may budget it (some of it, at any client or
+    /// aimed) in the world `at` describes; if not, what is wrong.
+    fn bounds(at: &Bounds) -> Result<(), String>;
 }
 
-/// Every kind's declaration, in [`Kind`]'s order.
-pub const DECLARATIONS: [Declaration; 8] = [
-    // The process dies. Its connection drops after the server received the
-    // first `applied` of its requests in flight (every count is explored),
-    // and its session lives on until the server expires it (the world's
-    // `SessionTimeout`).
-    Declaration {
-        kind: Kind::Crash,
-        name: "crash",
-        meaning: "the process dies; its session lives until the server expires it",
-        when: |at| at.alive(),
-        received: |at| 0..=at.receivable(),
-        strike: |net, client, applied| {
-            let served = net.break_connection(client, usize::from(applied));
-            net.forget_link(client);
-            (served, Vec::new())
-        },
-        fate: Fate::Dies,
-        words: |hit| {
-            format!(
-                "c{} crashes (the server received {} of its requests in flight)",
-                hit.client, hit.applied
-            )
-        },
-    },
-    // A new process for a crashed client: same client, no memory, a new
-    // session.
-    Declaration {
-        kind: Kind::Restart,
-        name: "restart",
-        meaning: "a crashed client comes back: a new process with a new session",
-        when: |at| at.status == Status::Crashed,
-        received: |_| 0..=0,
-        strike: |net, client, _| {
-            net.open_session(client);
-            (Vec::new(), Vec::new())
-        },
-        fate: Fate::Restarts,
-        words: |hit| format!("c{} restarts with a new session", hit.client),
-    },
-    // A long garbage collection: the process takes no step until it
-    // resumes; the server and the other clients go on.
-    Declaration {
-        kind: Kind::Pause,
-        name: "pause",
-        meaning: "a long pause (a GC): the process takes no step until it resumes",
-        when: |at| at.status == Status::Running,
-        received: |_| 0..=0,
-        strike: |_, _, _| (Vec::new(), Vec::new()),
-        fate: Fate::Pauses,
-        words: |hit| format!("c{} pauses", hit.client),
-    },
-    // The connection drops: the server received the first `applied`
-    // requests in flight (every count is explored) and applied them; their
-    // replies and all else unread are lost. The client notices at its next
-    // delivery (`CONNECTIONLOSS` for each request, then `Disconnected`),
-    // then reconnects, or learns its session expired.
-    Declaration {
-        kind: Kind::Disconnect,
-        name: "disconnect",
-        meaning: "the connection drops, its requests in flight applied or not",
-        when: |at| at.alive() && at.connected,
-        received: |at| 0..=at.receivable(),
-        strike: |net, client, applied| {
-            (
-                net.break_connection(client, usize::from(applied)),
-                Vec::new(),
-            )
-        },
-        fate: Fate::Lives,
-        words: |hit| {
-            format!(
-                "c{}'s connection drops (the server received {} of its requests in flight)",
-                hit.client, hit.applied
-            )
-        },
-    },
-    // The server expires the session: its ephemerals are deleted, its
-    // watchers notified, its connection closed. Only while its client is
-    // disconnected (and knows it) or paused, since a live connected client
-    // keeps its session alive; with `expire_anytime`, at any time.
-    Declaration {
-        kind: Kind::Expire,
-        name: "expire",
-        meaning: "the server expires a disconnected or paused client's session",
-        when: |at| {
-            at.alive()
-                && at.session_alive
-                && (at.status == Status::Paused || at.knows_disconnected || at.expire_anytime)
-        },
-        received: |_| 0..=0,
-        strike: |net, client, _| (Vec::new(), net.expire(client)),
-        fate: Fate::Lives,
-        words: |hit| {
-            let paused = if hit.paused {
-                " while it is paused"
-            } else {
-                ""
-            };
-            format!("the server expires c{}'s session{paused}", hit.client)
-        },
-    },
-    // The server applies the client's oldest request in flight and the
-    // reply is lost with the connection: the client sees `CONNECTIONLOSS`,
-    // then `Disconnected` (the seeds' lost create reply).
-    Declaration {
-        kind: Kind::LoseReply,
-        name: "lose_reply",
-        meaning: "the server applies a request and its reply is lost with the connection",
-        when: |at| at.alive() && at.connected && at.receivable() > 0,
-        received: |_| 1..=1,
-        strike: |net, client, _| (net.break_connection(client, 1), Vec::new()),
-        fate: Fate::Lives,
-        words: |hit| match &hit.next_request {
-            Some(request) => format!(
-                "the server applies c{}'s {request} and the reply is lost with the connection",
-                hit.client
-            ),
-            None => format!(
-                "the server applies c{}'s next request and the reply is lost",
-                hit.client
-            ),
-        },
-    },
-    // The client library, cut off for longer than it trusts its session,
-    // declares it lost on its own clock before the server has expired it
-    // (Curator's session-expiration handling, a Java client from 3.9.3 on):
-    // the recipe hears `Expired`; the server keeps the session and its
-    // ephemerals until it times out (the world's `SessionTimeout`). With
-    // `[session] on_expiry = "renew"` the library then opens a new session.
-    Declaration {
-        kind: Kind::Abandon,
-        name: "abandon",
-        meaning: "the client library gives up its session while disconnected, before the server expires it",
-        // The library's threads run with the process: a paused one decides
-        // nothing until it resumes.
-        when: |at| at.status == Status::Running && at.knows_disconnected && at.session_alive,
-        received: |_| 0..=0,
-        strike: |_, _, _| (Vec::new(), Vec::new()),
-        fate: Fate::LosesSession,
-        words: |hit| {
-            format!(
-                "c{}'s client library gives up its session (the server still has it)",
-                hit.client
-            )
-        },
-    },
-    // In an ensemble, a client library that knows it is cut off connects
-    // next to another server of its list (every other server is explored,
-    // `applied` counting servers on from its own). The server it left
-    // finishes what it had of the session's for nobody; the new one takes
-    // the client once it has applied everything the client has seen.
-    Declaration {
-        kind: Kind::Move,
-        name: "move",
-        meaning: "in an ensemble, a disconnected client's library connects next to another server",
-        // The library's threads run with the process, as for `abandon`.
-        when: |at| at.status == Status::Running && at.knows_disconnected && at.servers > 1,
-        received: |at| 1..=at.servers.saturating_sub(1),
-        strike: |net, client, offset| {
-            net.move_client(client, usize::from(offset));
-            (Vec::new(), Vec::new())
-        },
-        fate: Fate::Lives,
-        words: |hit| match hit.to_server {
-            Some(server) => format!(
-                "c{}'s client library turns to server {server} to reconnect",
-                hit.client
-            ),
-            None => format!(
-                "c{}'s client library turns to the server {} on from its own to reconnect",
-                hit.client, hit.applied
-            ),
-        },
-    },
-];
+/// What a kind's [`FaultKind::bounds`] sees of a scenario that budgets it.
+#[derive(Clone, Copy, Debug)]
+pub struct Bounds<'a> {
+    pub budget: &'a FaultBudget,
+    /// Servers in the ensemble (1: a standalone server).
+    pub servers: u8,
+}
+
+/// Everything about one kind of fault, whatever its type: its
+/// [`FaultKind`]'s answers, as the table [`DECLARATIONS`] holds them.
+pub struct Declaration {
+    pub kind: Kind,
+    pub name: &'static str,
+    pub meaning: &'static str,
+    pub fate: Fate,
+    pub strikes_the_connected: bool,
+    pub reaches_others: bool,
+    pub when: fn(&Situation) -> bool,
+    pub received: fn(&Situation) -> RangeInclusive<u8>,
+    pub strike: fn(&mut Net, ClientId, u8) -> Struck,
+    pub words: fn(&Hit) -> String,
+    pub bounds: fn(&Bounds) -> Result<(), String>,
+}
+
+impl Declaration {
+    const fn of<F: FaultKind>(kind: Kind) -> Declaration {
+        Declaration {
+            kind,
+            name: F::NAME,
+            meaning: F::MEANING,
+            fate: F::FATE,
+            strikes_the_connected: F::STRIKES_THE_CONNECTED,
+            reaches_others: F::REACHES_OTHERS,
+            when: F::when,
+            received: F::received,
+            strike: F::strike,
+            words: F::words,
+            bounds: F::bounds,
+        }
+    }
+}
+
+/// What a kind's file needs.
+mod prelude {
+    pub use std::ops::RangeInclusive;
+
+    pub use super::{Bounds, Fate, FaultKind, Hit, Kind, Situation, Struck};
+    pub use crate::net::Net;
+    pub use crate::recipe::ClientId;
+    pub use crate::world::Status;
+}
 
 /// Whom an aimed fault may hit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -518,10 +421,20 @@ pub struct Fault {
 
 impl Fault {
     /// A fault of `kind` at `client`, charged to the budget at any client,
-    /// with the fewest requests received its kind allows (one for a lost
-    /// reply, else none).
+    /// with the fewest requests received its kind allows of one in flight on
+    /// two servers (one for a lost reply or a move, else none).
     pub fn new(kind: Kind, client: ClientId) -> Fault {
-        let applied = u8::from(kind == Kind::LoseReply);
+        let one_in_flight = Situation {
+            status: Status::Running,
+            connected: true,
+            knows_disconnected: false,
+            session_alive: true,
+            in_flight: 1,
+            expire_anytime: false,
+            servers: 2,
+            held: false,
+        };
+        let applied = *(kind.declaration().received)(&one_in_flight).start();
         Fault {
             kind,
             client,
@@ -557,10 +470,10 @@ impl Fault {
             applied: self.applied,
             paused: before.processes[self.client].status == Status::Paused,
             next_request,
-            to_server: (self.kind == Kind::Move).then(|| {
-                let servers = before.net.ensemble.servers();
-                (before.net.server(self.client) + usize::from(self.applied)) % servers
-            }),
+            server: Some((
+                before.net.server(self.client),
+                before.net.ensemble.servers(),
+            )),
         })
     }
 
@@ -620,14 +533,49 @@ pub fn enabled<S, L>(
 mod tests {
     use super::{Kind, Situation, Status, DECLARATIONS};
 
-    /// A kind's declaration is found by its position: the two lists agree.
+    /// A kind's declaration is found by its position, and by its name.
     #[test]
     fn each_kind_is_declared_in_its_own_place() {
         for kind in Kind::ALL {
             assert_eq!(kind.declaration().kind, kind);
             assert_eq!(Kind::named(kind.name()), Some(kind));
         }
-        assert_eq!(DECLARATIONS.len(), Kind::ALL.len());
+    }
+
+    /// Each kind says whether it can strike a client that runs with its
+    /// connection up, and says it truly: its precondition, in every such
+    /// situation there is (each count of requests in flight and of servers,
+    /// with or without a live session, `expire_anytime`, a holding server).
+    #[test]
+    fn each_kind_says_truly_whether_it_strikes_the_connected() {
+        let flags = [false, true];
+        for declaration in &DECLARATIONS {
+            let strikes = (0..=u8::MAX).any(|in_flight| {
+                (1..=u8::MAX).any(|servers| {
+                    flags.into_iter().any(|session_alive| {
+                        flags.into_iter().any(|expire_anytime| {
+                            flags.into_iter().any(|held| {
+                                (declaration.when)(&Situation {
+                                    status: Status::Running,
+                                    connected: true,
+                                    knows_disconnected: false,
+                                    session_alive,
+                                    in_flight,
+                                    expire_anytime,
+                                    servers,
+                                    held,
+                                })
+                            })
+                        })
+                    })
+                })
+            });
+            assert_eq!(
+                strikes, declaration.strikes_the_connected,
+                "{}: STRIKES_THE_CONNECTED",
+                declaration.name
+            );
+        }
     }
 
     /// A library gives its session up only while it knows it is cut off,
