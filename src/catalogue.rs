@@ -2,7 +2,7 @@
 //! type-erased world each builds for a scenario.
 //!
 //! A recipe is a type (its state, its commands); a scenario names it by a
-//! string. [`CATALOGUE`] turns the name into an [`AnyRecipe`]: what `list`,
+//! string. [`all`] turns the name into an [`AnyRecipe`]: what `list`,
 //! `new` and the scenario parser need to know of it (its variants, commands,
 //! parameters, parts and properties), and a builder of its world as an
 //! [`AnyWorld`], behind which everything one does with a world (check it,
@@ -14,21 +14,12 @@ use std::marker::PhantomData;
 
 use stateright::{Expectation, Model};
 
-use crate::catalogued::{command_name, Catalogued, Docs, Params};
+use std::fmt;
+use std::sync::LazyLock;
+
+use crate::catalogued::{command_name, Catalogued, Docs, Params, Visit};
 use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
-use crate::models::barrier::Barrier;
-use crate::models::configuration::Configuration;
-use crate::models::double_barrier::DoubleBarrier;
-use crate::models::election::Election;
-use crate::models::lock::Lock;
-use crate::models::membership::Membership;
-use crate::models::priority_queue::PriorityQueue;
-use crate::models::queue::Queue;
-use crate::models::revocable_lock::RevocableLock;
-use crate::models::semaphore::Semaphore;
-use crate::models::shared_lock::SharedLock;
-use crate::models::two_phase_commit::TwoPhaseCommit;
 use crate::properties::termination::Termination;
 use crate::recipe::Recipe;
 use crate::shrink::Shrunk;
@@ -38,30 +29,75 @@ use crate::trace::{Stop, Trace};
 use crate::world::faults::FaultBudget;
 use crate::world::{Action, StartingNode, World};
 
-/// Every recipe zoocheck knows: the one list a new recipe joins.
-pub const CATALOGUE: [&dyn AnyRecipe; 12] = [
-    &Entry::<Lock>::NEW,
-    &Entry::<SharedLock>::NEW,
-    &Entry::<RevocableLock>::NEW,
-    &Entry::<Semaphore>::NEW,
-    &Entry::<Election>::NEW,
-    &Entry::<Barrier>::NEW,
-    &Entry::<DoubleBarrier>::NEW,
-    &Entry::<Queue>::NEW,
-    &Entry::<PriorityQueue>::NEW,
-    &Entry::<TwoPhaseCommit>::NEW,
-    &Entry::<Membership>::NEW,
-    &Entry::<Configuration>::NEW,
-];
+/// Every recipe zoocheck knows, in the order of [`crate::models::each`]:
+/// the one list a new recipe joins.
+pub fn all() -> &'static [&'static dyn AnyRecipe] {
+    static ALL: LazyLock<Vec<&'static dyn AnyRecipe>> = LazyLock::new(|| {
+        struct Entries(Vec<&'static dyn AnyRecipe>);
+        impl Visit for Entries {
+            fn recipe<R: Catalogued>(&mut self) {
+                self.0.push(&Entry::<R>::NEW);
+            }
+        }
+        let mut entries = Entries(Vec::new());
+        crate::models::each(&mut entries);
+        entries.0
+    });
+    &ALL
+}
+
+/// The recipes a scenario file may name: zoocheck's catalogue ([`all`]),
+/// or a project's own, listed as `&Entry::<MyRecipe>::NEW` (see
+/// `examples/own-recipe/`).
+#[derive(Clone, Copy)]
+pub enum Recipes {
+    Catalogue,
+    These(&'static [&'static dyn AnyRecipe]),
+}
+
+impl Recipes {
+    pub fn list(self) -> &'static [&'static dyn AnyRecipe] {
+        match self {
+            Recipes::Catalogue => all(),
+            Recipes::These(these) => these,
+        }
+    }
+
+    /// The recipe scenario files call `name`.
+    pub fn find(self, name: &str) -> Option<&'static dyn AnyRecipe> {
+        self.list()
+            .iter()
+            .copied()
+            .find(|recipe| recipe.name() == name)
+    }
+
+    /// Every recipe's name, in order.
+    pub fn names(self) -> Vec<&'static str> {
+        self.list().iter().map(|recipe| recipe.name()).collect()
+    }
+}
+
+impl fmt::Debug for Recipes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+/// Two lists of recipes are one if they name the same recipes.
+impl PartialEq for Recipes {
+    fn eq(&self, other: &Recipes) -> bool {
+        self.names() == other.names()
+    }
+}
 
 /// The recipe scenario files call `name`.
 pub fn find(name: &str) -> Option<&'static dyn AnyRecipe> {
-    CATALOGUE.into_iter().find(|recipe| recipe.name() == name)
+    Recipes::Catalogue.find(name)
 }
 
 /// Every recipe's name, in the catalogue's order.
 pub fn names() -> Vec<&'static str> {
-    CATALOGUE.iter().map(|recipe| recipe.name()).collect()
+    Recipes::Catalogue.names()
 }
 
 /// A recipe of the catalogue, whatever its type.

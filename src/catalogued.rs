@@ -55,7 +55,7 @@ impl Params for NoParams {
 /// A recipe a scenario can name: its name, its variants, commands and
 /// parameters by the names scenario files use, and the properties it
 /// promises. Each model implements it beside its actor;
-/// [`crate::catalogue::CATALOGUE`] lists them all.
+/// [`crate::catalogue::all`] lists them all.
 pub trait Catalogued: Recipe {
     const NAME: &'static str;
     const DOCS: Docs;
@@ -151,4 +151,10 @@ pub fn refuse_restarts(budget: &FaultBudget, why: &str) -> Result<(), (&'static 
         "faults.restart",
         format!("{restarts} restarts, but {why}; expected 0"),
     ))
+}
+
+/// What walks every recipe with its type ([`crate::models::each`]): the
+/// catalogue that lists them, a test that checks each one's variants.
+pub trait Visit {
+    fn recipe<R: Catalogued>(&mut self);
 }

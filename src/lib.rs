@@ -113,6 +113,10 @@ pub mod trace;
 pub mod trace_file;
 pub mod world;
 
+/// The model-checking library zoocheck's models are written in: a recipe of
+/// one's own names its properties with [`stateright::Property`].
+pub use stateright;
+
 /// The fault kinds, a part of the world ([`world::faults`]).
 pub use world::faults;
 

@@ -8,6 +8,7 @@
 //! counterexamples are read from the snapshots under `snapshots/`, so the
 //! command and `tests/scenarios.rs` must agree.
 
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -1831,7 +1832,7 @@ fn fail_fast_stops_at_the_first_unexpected_walk_by_seed() {
 
 #[test]
 fn every_variant_command_and_property_is_described() {
-    for recipe in zoocheck::catalogue::CATALOGUE {
+    for recipe in zoocheck::catalogue::all() {
         let described: Vec<&str> = recipe
             .docs()
             .variants
@@ -1875,7 +1876,7 @@ fn every_variant_command_and_property_is_described() {
     }
     // No meaning is left over from a property that no recipe has
     // (`terminates` is every recipe's, checked by the world itself).
-    let recipes = zoocheck::catalogue::CATALOGUE;
+    let recipes = zoocheck::catalogue::all();
     for (name, _) in zoocheck::properties::MEANINGS {
         assert!(
             *name == zoocheck::properties::termination::TERMINATES
@@ -1892,24 +1893,25 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     let run = zoocheck(["list"]);
     expect_code(&run, 0, "list");
     let lines = run.lines();
-    let recipes = zoocheck::catalogue::CATALOGUE;
-    let names: Vec<&str> = recipes.iter().map(|recipe| recipe.name()).collect();
+    let recipes = zoocheck::catalogue::all();
+    // Every recipe has its scenarios, and every directory of scenarios is
+    // a recipe's.
+    let names: BTreeSet<&str> = recipes.iter().map(|recipe| recipe.name()).collect();
+    assert_eq!(names.len(), recipes.len(), "two recipes of one name");
+    let mut directories = BTreeSet::new();
+    for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios")).unwrap()
+    {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            directories.insert(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+    }
     assert_eq!(
-        names,
-        [
-            "lock",
-            "shared_lock",
-            "revocable_lock",
-            "semaphore",
-            "election",
-            "barrier",
-            "double_barrier",
-            "queue",
-            "priority_queue",
-            "two_phase_commit",
-            "membership",
-            "configuration"
-        ]
+        names
+            .iter()
+            .map(|name| name.to_string())
+            .collect::<BTreeSet<_>>(),
+        directories
     );
     let lock = &recipes[0];
     let properties: Vec<&str> = lock.properties().iter().map(|(name, _)| *name).collect();
@@ -1917,7 +1919,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     // Each recipe: its summary, then each variant, command and property on
     // a line of its own with what it means.
     let mut at = 0;
-    for recipe in &recipes {
+    for recipe in recipes {
         assert_eq!(
             lines[at],
             format!("{}: {}", recipe.name(), recipe.docs().summary)
@@ -1988,7 +1990,7 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     at += 11;
 
     let mut names: Vec<String> = Vec::new();
-    for recipe in &recipes {
+    for recipe in recipes {
         let Ok(dir) = std::fs::read_dir(manifest_dir().join("scenarios").join(recipe.name()))
         else {
             continue;
@@ -2083,7 +2085,7 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
     expect_code(&run, 0, "list --json");
     let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("list --json is JSON");
     let recipes = json["recipes"].as_array().unwrap();
-    assert_eq!(recipes.len(), zoocheck::catalogue::CATALOGUE.len());
+    assert_eq!(recipes.len(), zoocheck::catalogue::all().len());
     assert_eq!(recipes[0]["name"], "lock");
     assert_eq!(recipes[0]["variants"][0]["name"], "guid");
     assert_eq!(recipes[0]["properties"][0]["name"], "mutual_exclusion");
@@ -2107,7 +2109,7 @@ fn list_narrows_to_one_recipe_and_speaks_json() {
 fn new_writes_a_scenario_that_loads_for_every_recipe() {
     let dir = TempDir::new("new");
     let scenarios = dir.path().join("scenarios");
-    for recipe in zoocheck::catalogue::CATALOGUE {
+    for recipe in zoocheck::catalogue::all() {
         let run = zoocheck([
             "new",
             recipe.name(),

@@ -183,7 +183,7 @@ fn a_renewed_session_has_a_new_id_which_the_recipe_reads_and_its_nodes_carry() {
 fn every_recipe_is_checked_under_renewal() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let scenarios = zoocheck::scenario::Scenario::load_all(&root).expect("the scenarios load");
-    for recipe in zoocheck::catalogue::CATALOGUE {
+    for recipe in zoocheck::catalogue::all() {
         let name = recipe.name();
         assert!(
             recipe.renews(),

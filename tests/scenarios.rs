@@ -14,11 +14,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use zoocheck::check::{CheckOptions, Judgement, Outcome, Verdict};
+use zoocheck::check::{CheckOptions, Outcome, Verdict};
 use zoocheck::reduce::Reductions;
-use zoocheck::scenario::{report, Scenario};
+use zoocheck::scenario::{report, unmet, Scenario};
 use zoocheck::text::did_you_mean;
-use zoocheck::trace;
 
 fn main() -> ExitCode {
     let arguments = Arguments::from_args();
@@ -134,41 +133,11 @@ fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     }, {
         insta::assert_snapshot!(scenario.name.replace('/', "__"), report);
     });
-    let mut wrong = differences(&outcome, exact);
-    if let Some(panic) = &outcome.panic {
-        wrong.push(format!("the model panicked: {}", panic.message));
-    }
-    // Every verdict is as expected, and proven where the scenario expects
-    // it proven: a search that stops at a limit meets only the unproven
-    // verdicts a scenario expects (a likely loop at its depth bound).
-    for property in &outcome.properties {
-        if property.judgement() != Judgement::Met {
-            let stopped = outcome
-                .stopped
-                .map(|limit| format!(" (the search stopped at its {} limit)", limit.name()))
-                .unwrap_or_default();
-            wrong.push(format!(
-                "{} expected {} but is {}{stopped}",
-                property.name,
-                property.expected.name(),
-                property.shown()
-            ));
-        }
-        let Some(trace) = &property.trace else {
-            continue;
-        };
-        if !trace.replays {
-            wrong.push(format!("the trace for {} does not replay", property.name));
-        }
-        // Every counterexample ends by saying what went wrong.
-        match &trace.verdict {
-            Some(verdict) if !verdict.contains(trace::UNTOLD) => {}
-            _ => wrong.push(format!(
-                "the trace for {} does not tell its verdict",
-                property.name
-            )),
-        }
-    }
+    // Every verdict is as expected and proven where expected so, and every
+    // counterexample replays and tells its verdict; and the search without
+    // reductions agrees.
+    let mut wrong = unmet(&outcome);
+    wrong.extend(differences(&outcome, exact));
     if wrong.is_empty() {
         Ok(())
     } else {

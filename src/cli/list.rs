@@ -14,7 +14,7 @@ use crate::cli::load::load;
 use crate::UsageError;
 
 pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCode, UsageError> {
-    let mut recipes = catalogue::CATALOGUE.to_vec();
+    let mut recipes = catalogue::all().to_vec();
     if let Some(only) = only {
         if catalogue::find(only).is_none() {
             return Err(UsageError(unknown_recipe(only)));

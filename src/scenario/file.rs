@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::{
     Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
 };
-use crate::catalogue::{self, AnyRecipe};
+use crate::catalogue::{AnyRecipe, Recipes};
 use crate::check::Expected;
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
@@ -146,15 +146,20 @@ impl Errors<'_> {
 }
 
 /// Parses and validates scenario text; `file` is only for messages.
-pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
+pub(super) fn parse(
+    text: &str,
+    file: &FsPath,
+    name: &str,
+    recipes: Recipes,
+) -> Result<Scenario, ScenarioError> {
     let errors = Errors { file, text };
     let mut raw = read_toml(text, &errors)?;
-    let recipe = catalogue::find(&raw.recipe).ok_or_else(|| {
+    let recipe = recipes.find(&raw.recipe).ok_or_else(|| {
         errors.at(
             "recipe",
             format!(
                 "unknown recipe {}",
-                expected_one_of(&raw.recipe, &catalogue::names())
+                expected_one_of(&raw.recipe, &recipes.names())
             ),
         )
     })?;
@@ -178,7 +183,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
     )?;
     let renews = renews(&raw.session, &errors)?;
     if renews && !recipe.renews() {
-        let renewing: Vec<&str> = (catalogue::CATALOGUE.iter())
+        let renewing: Vec<&str> = (recipes.list().iter())
             .filter(|known| known.renews())
             .map(|known| known.name())
             .collect();
@@ -202,6 +207,7 @@ pub(super) fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, S
         .map_err(|(key, message)| errors.at(key, message))?;
     let expect = expect(&raw.expect, recipe, &errors)?;
     Ok(Scenario {
+        recipes,
         name: name.to_string(),
         file: file.to_path_buf(),
         description: raw.description,

@@ -62,6 +62,7 @@
 use std::fmt::{self, Write as _};
 use std::path::{Path as FsPath, PathBuf};
 
+pub use crate::catalogue::Recipes;
 use crate::catalogue::{AnyWorld, Setting};
 pub use crate::catalogue::{Subject, WITH_TIMEOUT};
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
@@ -113,6 +114,8 @@ pub fn scenarios_dir(path: &FsPath) -> Option<&FsPath> {
 /// A parsed, validated scenario.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
+    /// The recipes it was read among: its recipe is one of them.
+    pub recipes: Recipes,
     /// `lock/guid_pause_expiry`: the path under `scenarios/` without `.toml`.
     pub name: String,
     pub file: PathBuf,
@@ -140,6 +143,15 @@ impl Scenario {
     /// Reads and validates a scenario file. Its name is its path relative to
     /// `root` (the `scenarios/` directory) without the extension.
     pub fn load(file: &FsPath, root: &FsPath) -> Result<Scenario, ScenarioError> {
+        Scenario::load_among(file, root, Recipes::Catalogue)
+    }
+
+    /// [`Scenario::load`], its recipe one of `recipes`.
+    pub fn load_among(
+        file: &FsPath,
+        root: &FsPath,
+        recipes: Recipes,
+    ) -> Result<Scenario, ScenarioError> {
         let text = read_text(file).map_err(|message| ScenarioError {
             file: file.to_path_buf(),
             key: String::new(),
@@ -151,23 +163,49 @@ impl Scenario {
             .with_extension("")
             .to_string_lossy()
             .replace('\\', "/");
-        Scenario::parse(&text, file, &name)
+        Scenario::parse_among(&text, file, &name, recipes)
     }
 
     /// Parses and validates scenario text; `file` is only for messages.
     pub fn parse(text: &str, file: &FsPath, name: &str) -> Result<Scenario, ScenarioError> {
-        file::parse(text, file, name)
+        Scenario::parse_among(text, file, name, Recipes::Catalogue)
+    }
+
+    /// [`Scenario::parse`], its recipe one of `recipes`.
+    pub fn parse_among(
+        text: &str,
+        file: &FsPath,
+        name: &str,
+        recipes: Recipes,
+    ) -> Result<Scenario, ScenarioError> {
+        file::parse(text, file, name, recipes)
     }
 
     /// Every scenario file under `root`, sorted by name; the first bad one
     /// is the error.
     pub fn load_all(root: &FsPath) -> Result<Vec<Scenario>, ScenarioError> {
-        Scenario::load_each(root)?.into_iter().collect()
+        Scenario::load_all_among(root, Recipes::Catalogue)
+    }
+
+    /// [`Scenario::load_all`], each recipe one of `recipes`: a project's
+    /// own scenarios of its own recipes.
+    pub fn load_all_among(root: &FsPath, recipes: Recipes) -> Result<Vec<Scenario>, ScenarioError> {
+        Scenario::load_each_among(root, recipes)?
+            .into_iter()
+            .collect()
     }
 
     /// Every scenario file under `root`, sorted by name, each loaded or
     /// refused on its own: one bad file does not hide the others.
     pub fn load_each(root: &FsPath) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
+        Scenario::load_each_among(root, Recipes::Catalogue)
+    }
+
+    /// [`Scenario::load_each`], each recipe one of `recipes`.
+    pub fn load_each_among(
+        root: &FsPath,
+        recipes: Recipes,
+    ) -> Result<Vec<Result<Scenario, ScenarioError>>, ScenarioError> {
         let mut files = Vec::new();
         collect_toml(root, &mut files).map_err(|error| ScenarioError {
             file: root.to_path_buf(),
@@ -177,7 +215,7 @@ impl Scenario {
         files.sort();
         Ok(files
             .iter()
-            .map(|file| Scenario::load(file, root))
+            .map(|file| Scenario::load_among(file, root, recipes))
             .collect())
     }
 
@@ -190,8 +228,8 @@ impl Scenario {
     /// The scenario's world, whatever its recipe: the one place that turns a
     /// scenario's subject into a world.
     pub fn world(&self) -> Box<dyn AnyWorld> {
-        crate::catalogue::find(self.subject.recipe)
-            .expect("a loaded scenario names a known recipe")
+        (self.recipes.find(self.subject.recipe))
+            .expect("a loaded scenario names a recipe it was read among")
             .world(&self.setting())
     }
 
@@ -285,6 +323,47 @@ fn starting_node_words(node: &StartingNode) -> String {
     } else {
         format!("{} ({})", node.path, said.join(", "))
     }
+}
+
+/// What of a check's `outcome` its scenario did not expect, in words: a
+/// verdict other than the expected one, or unproven where a proof was
+/// expected (a search that stopped at a limit meets only the unproven
+/// verdicts a scenario expects), a counterexample that does not replay or
+/// does not say what went wrong, a panic. Nothing if every expectation is
+/// met: what a project's test of its own scenarios asserts.
+pub fn unmet(outcome: &Outcome) -> Vec<String> {
+    let mut wrong = Vec::new();
+    if let Some(panic) = &outcome.panic {
+        wrong.push(format!("the model panicked: {}", panic.message));
+    }
+    for property in &outcome.properties {
+        if property.judgement() != crate::check::Judgement::Met {
+            let stopped = (outcome.stopped)
+                .map(|limit| format!(" (the search stopped at its {} limit)", limit.name()))
+                .unwrap_or_default();
+            wrong.push(format!(
+                "{} expected {} but is {}{stopped}",
+                property.name,
+                property.expected.name(),
+                property.shown()
+            ));
+        }
+        let Some(trace) = &property.trace else {
+            continue;
+        };
+        if !trace.replays {
+            wrong.push(format!("the trace for {} does not replay", property.name));
+        }
+        // Every counterexample ends by saying what went wrong.
+        match &trace.verdict {
+            Some(verdict) if !verdict.contains(crate::trace::UNTOLD) => {}
+            _ => wrong.push(format!(
+                "the trace for {} does not tell its verdict",
+                property.name
+            )),
+        }
+    }
+    wrong
 }
 
 /// The verdicts, the state counts and every trace of a checked scenario, as
