@@ -101,7 +101,12 @@ fn uses(code: &str) -> BTreeSet<String> {
                     '{' => depth += 1,
                     '}' if depth == 0 => break,
                     '}' => depth -= 1,
-                    ',' if depth == 0 => first = true,
+                    ',' if depth == 0 => {
+                        if !word.is_empty() {
+                            used.insert(std::mem::take(&mut word));
+                        }
+                        first = true;
+                    }
                     c if c.is_alphanumeric() || c == '_' => {
                         if first && depth == 0 {
                             word.push(c);
@@ -240,11 +245,14 @@ fn circle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 fn the_reader_sees_uses_as_the_compiler_does() {
     let code = code(
         "use crate::{store::{Op, Path}, world};\n\
+         use crate::{lasso,search::Repeat};\n\
          use crate::check::Verdict; // crate::report\n\
          fn f() { crate::text::quoted(); }\n\
          #[cfg(test)]\nmod tests { use crate::scenario; }",
     );
-    let expected: BTreeSet<String> = ["store", "world", "check", "text"].map(String::from).into();
+    let expected: BTreeSet<String> = ["store", "world", "lasso", "search", "check", "text"]
+        .map(String::from)
+        .into();
     assert_eq!(uses(&code), expected);
     let mut knot = BTreeMap::new();
     knot.insert("a".to_string(), BTreeSet::from(["b".to_string()]));

@@ -1095,23 +1095,26 @@ fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
          not there; expected the root, the recipe's directory or an earlier node"
     );
     // The server plants the tree: a name its counter gives may be taken.
+    let planted_before = |index: usize| {
+        format!(
+            "scenarios/lock/broken.toml: `store.node[{index}].path`: \"/lock/a-\": the server \
+             would name it after its parent's counter, and a node of that name is planted before \
+             it (code NODEEXISTS); expected a tree the server can create in this order"
+        )
+    };
     let sequential = "[[store.node]]\npath = \"/lock/a-\"\nsequential = true\n";
     assert_eq!(
         node(&format!(
             "[[store.node]]\npath = \"/lock/a-0000000001\"\n{sequential}"
         )),
-        "scenarios/lock/broken.toml: `store.node[1].path`: \"/lock/a-\": the server would name it \
-         after its parent's counter, and a node of that name is planted before it (code \
-         NODEEXISTS); expected a tree the server can create in this order"
+        planted_before(1)
     );
     assert_eq!(
         node(&format!(
             "[store]\nsequence_bits = 2\n{}",
             sequential.repeat(5)
         )),
-        "scenarios/lock/broken.toml: `store.node[4].path`: \"/lock/a-\": the server would name it \
-         after its parent's counter, and a node of that name is planted before it (code \
-         NODEEXISTS); expected a tree the server can create in this order"
+        planted_before(4)
     );
     assert_eq!(
         node(&format!(
@@ -1128,9 +1131,7 @@ fn a_starting_tree_is_planted_in_order_under_nodes_that_can_have_children() {
         node(&format!(
             "{sequential}[[store.node]]\npath = \"/lock\"\nnext_sequence = 0\n{sequential}"
         )),
-        "scenarios/lock/broken.toml: `store.node[2].path`: \"/lock/a-\": the server would name it \
-         after its parent's counter, and a node of that name is planted before it (code \
-         NODEEXISTS); expected a tree the server can create in this order"
+        planted_before(2)
     );
     assert_eq!(
         node("[[store.node]]\npath = \"/e\"\nephemeral = true\nnext_sequence = 1"),
