@@ -18,7 +18,7 @@
 //!    every width is known without a browser.
 //!
 //! The words are the trace's: the notes are the step's clauses as
-//! [`crate::trace::describe`] wrote them, the arrows the requests and
+//! [`crate::world::World::describe`] wrote them, the arrows the requests and
 //! replies as its helpers name them, with the data a create or a setData
 //! carries (a vote, a queue item, an unlock request) in a short printable form.
 
@@ -28,8 +28,10 @@ use std::iter;
 use crate::client::ServerMessage;
 use crate::recipe::Recipe;
 
+use crate::store::words::{op, result};
 use crate::store::{Data, MultiOp, Op, OpResult, Response};
-use crate::trace::{op, result, sent};
+use crate::world::steps::words::sent;
+use crate::world::steps::Drawn;
 use crate::world::{Action, World, WorldState};
 
 /// A trace as lifelines and what happens between them.
@@ -166,13 +168,9 @@ impl Diagram {
         words: DataWords,
     ) {
         let store = self.store();
-        match *action {
-            Action::Invoke(c)
-            | Action::Deliver(c)
-            | Action::Reconnect(c)
-            | Action::Renew(c)
-            | Action::Resume(c)
-            | Action::Timeout(c) => {
+        let client = action.client();
+        match (action.drawn(), client) {
+            (Drawn::Client, Some(c)) => {
                 // The step's clauses, but the requests it sent, which are
                 // arrows instead.
                 let prefix = format!("c{c} ");
@@ -198,7 +196,7 @@ impl Diagram {
                     }));
                 }
             }
-            Action::Serve(c) => {
+            (Drawn::Served, Some(c)) => {
                 // What was served (the first clause says it with the reply,
                 // which is an arrow here), then what else the server did.
                 let served = before.net.links[c]
@@ -215,7 +213,7 @@ impl Diagram {
                     lines,
                 });
                 // An ensemble's client waiting for its write or sync hears
-                // nothing yet ([`Action::Apply`] draws the reply).
+                // nothing yet (the server's `Apply` draws the reply).
                 let answered = after.net.wait(c).is_none();
                 let reply = after.net.links[c].down.back().filter(|_| answered);
                 if let Some(ServerMessage::Reply { result: r, .. }) = reply {
@@ -229,14 +227,11 @@ impl Diagram {
                 }
                 self.notifications(step, before, after, Some(c), words);
             }
-            Action::SessionTimeout(_) | Action::Fault(_) | Action::Apply(_) => {
-                let first = match action {
-                    Action::Fault(fault) => fault.client,
-                    _ => store,
-                };
+            // A step drawn over a client that names none is drawn struck.
+            (Drawn::Struck, _) | (Drawn::Client | Drawn::Served, None) => {
                 self.items.push(Item::Fault {
                     step,
-                    first,
+                    first: client.unwrap_or(store),
                     last: store,
                     lines: text.split("; ").map(str::to_string).collect(),
                 });
@@ -274,7 +269,7 @@ impl Diagram {
                         label: format!("{} {}", event.kind.name(), event.path),
                     })),
                     // A server answering the write or sync it has now
-                    // applied ([`Action::Apply`]).
+                    // applied (`Apply`).
                     ServerMessage::Reply { result, .. } => self.items.push(Item::Arrow(Arrow {
                         step,
                         from: store,

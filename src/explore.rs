@@ -419,7 +419,7 @@ impl<R: Recipe> Model for Explored<R> {
     fn format_step(&self, last_state: &Self::State, action: Action) -> Option<String> {
         let world = &self.world;
         let (next, observed) = world.try_step_observed(&last_state.state, &action).ok()?;
-        let step = crate::trace::describe(world, &last_state.state, &action, &next, &observed);
+        let step = world.describe(&last_state.state, &action, &next, &observed);
         Some(format!("{step}\n\n{next:?}"))
     }
 }

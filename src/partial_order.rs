@@ -128,6 +128,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use crate::recipe::{Observation, Recipe};
 use crate::store::Op;
 use crate::world::faults::{Target, DECLARATIONS};
+use crate::world::steps::Ample;
 use crate::world::{Action, History, Status, World, WorldState};
 
 /// Narrows `actions` (every action enabled in `state`, in the checker's
@@ -140,7 +141,7 @@ pub fn reduce<R: Recipe>(
 ) {
     for client in 0..world.clients() {
         if is_ample(world, state, actions, client) {
-            actions.retain(|action| actor(action) == Some(client));
+            actions.retain(|action| action.actor() == Some(client));
             return;
         }
     }
@@ -158,12 +159,12 @@ pub fn is_ample<R: Recipe>(
     let mut reads = false;
     for action in actions
         .iter()
-        .filter(|action| actor(action) == Some(client))
+        .filter(|action| action.actor() == Some(client))
     {
-        match action {
-            Action::Invoke(_) | Action::Timeout(_) => {}
-            Action::Deliver(_) => reads = true,
-            _ => return false,
+        match action.ample() {
+            Ample::Alone => {}
+            Ample::Reads => reads = true,
+            Ample::Never => return false,
         }
         own += 1;
     }
@@ -188,7 +189,7 @@ pub fn is_ample<R: Recipe>(
     }
     actions
         .iter()
-        .filter(|action| actor(action) == Some(client))
+        .filter(|action| action.actor() == Some(client))
         .all(|action| {
             // A step that panics is not taken here: the search takes it
             // itself, and reports the panic with the step that caused it.
@@ -207,21 +208,6 @@ pub fn is_ample<R: Recipe>(
             }) && same_but_nodes(&state.history, &next.history)
                 && crate::properties::termination::raises_rank(state, &next)
         })
-}
-
-/// The client whose own step `action` is (the server's step for a client,
-/// and a dead session's expiry, are no client's).
-fn actor(action: &Action) -> Option<usize> {
-    match action {
-        Action::Invoke(client)
-        | Action::Deliver(client)
-        | Action::Reconnect(client)
-        | Action::Renew(client)
-        | Action::Resume(client)
-        | Action::Timeout(client) => Some(*client),
-        Action::Fault(fault) => Some(fault.client),
-        Action::Serve(_) | Action::SessionTimeout(_) | Action::Apply(_) => None,
-    }
 }
 
 /// Whether some budget is left of a fault that can strike `client` while it

@@ -41,6 +41,7 @@ use zoocheck::reduce::{Classes, Reductions};
 use zoocheck::scenario::Scenario;
 use zoocheck::store::StoreConfig;
 use zoocheck::symmetry::{self, Groups, Renaming, Symmetric};
+use zoocheck::world::steps::{self, Ample};
 use zoocheck::world::{World, WorldState};
 
 fn fingerprint<T: Hash>(value: &T) -> u64 {
@@ -845,4 +846,101 @@ fn a_state_handed_to_another_thread_is_copied_whole() {
         check_detached::<Queue>("queue/exactly_once_lose_reply"),
     );
     insta::assert_debug_snapshot!(counts);
+}
+
+/// What one step changed: which processes, which links (wholly, or their
+/// incoming side), and whether the server's tree.
+struct Touched {
+    processes: Vec<usize>,
+    links: Vec<usize>,
+    incoming: Vec<usize>,
+    store: bool,
+}
+
+fn touched<S: PartialEq, L>(before: &WorldState<S, L>, after: &WorldState<S, L>) -> Touched {
+    let differ = |same: &dyn Fn(usize) -> bool| -> Vec<usize> {
+        (0..before.processes.len()).filter(|&c| !same(c)).collect()
+    };
+    Touched {
+        processes: differ(&|c| before.processes[c] == after.processes[c]),
+        links: differ(&|c| before.net.links[c] == after.net.links[c]),
+        incoming: differ(&|c| before.net.links[c].down == after.net.links[c].down),
+        store: before.net.store != after.net.store,
+    }
+}
+
+/// Checks, on every step of `scenarios/<name>.toml` within `depth` steps,
+/// what each kind of step says of itself (`StepKind`) and the
+/// reductions rely on: a step changes no process but its client's; a step
+/// partial-order reduction may take alone ([`Ample::Alone`]) leaves the
+/// server and every link's incoming side as they were and no other
+/// client's link, one that reads ([`Ample::Reads`]) leaves the server and
+/// the other clients' links; only faults are not progress. The names of
+/// the kinds it saw are added to `seen`.
+fn check_step_kinds<R: Catalogued>(name: &str, depth: usize, seen: &mut HashSet<&'static str>) {
+    let world = world::<R>(name);
+    let mut actions = Vec::new();
+    let classes = classes_of(&world, Reductions::NONE);
+    every_state_within(&world, classes, false, depth, |state| {
+        world.actions(state, &mut actions);
+        for action in actions.drain(..) {
+            let Some(next) = world.next_state(state, action.clone()) else {
+                continue;
+            };
+            seen.insert(action.kind());
+            let what = touched(state, &next);
+            let own = action.client().into_iter().collect::<Vec<_>>();
+            let others = |list: &[usize]| list.iter().any(|c| !own.contains(c));
+            assert!(
+                !others(&what.processes),
+                "{name}: {action:?} changed the processes of {:?}",
+                what.processes
+            );
+            assert_eq!(
+                action.is_progress(),
+                action.kind() != "fault",
+                "{name}: {action:?}"
+            );
+            match action.ample() {
+                Ample::Alone => assert!(
+                    !what.store && what.incoming.is_empty() && !others(&what.links),
+                    "{name}: {action:?}, taken alone by partial-order reduction, changed \
+                     the server ({}), incoming links {:?} or links {:?}",
+                    what.store,
+                    what.incoming,
+                    what.links
+                ),
+                Ample::Reads => assert!(
+                    !what.store && !others(&what.links),
+                    "{name}: {action:?}, a read, changed the server ({}) or links {:?}",
+                    what.store,
+                    what.links
+                ),
+                Ample::Never => {}
+            }
+            if action.ample() != Ample::Never {
+                assert_eq!(action.actor(), action.client(), "{name}: {action:?}");
+            }
+        }
+    });
+}
+
+#[test]
+fn each_kind_of_step_says_truly_what_it_touches() {
+    let mut seen = HashSet::new();
+    for name in [
+        "lock/guid_crash_restart",
+        "lock/guid_ensemble_lose_reply_move",
+        "lock/guid_pause_expire",
+        "lock/guid_renews_after_abandon",
+        "lock/careless_cancel_acquire_timeout",
+        "lock/guid_disconnect_expire",
+    ] {
+        check_step_kinds::<Lock>(name, 12, &mut seen);
+    }
+    check_step_kinds::<Queue>("queue/exactly_once_lose_reply", 12, &mut seen);
+    // Every kind of step the registry has was taken somewhere above, so
+    // each was checked.
+    let kinds: HashSet<&str> = steps::KINDS.iter().map(|(name, _)| *name).collect();
+    assert_eq!(seen, kinds);
 }

@@ -345,25 +345,9 @@ fn starved<R: Recipe>(
     always
 }
 
-/// The client an action is of (the server's serving of a client's request
-/// is that client's), if any.
-fn actor(action: &Action) -> Option<ClientId> {
-    match action {
-        Action::Invoke(c)
-        | Action::Serve(c)
-        | Action::Deliver(c)
-        | Action::Reconnect(c)
-        | Action::Renew(c)
-        | Action::Resume(c)
-        | Action::Timeout(c) => Some(*c),
-        Action::SessionTimeout(_) | Action::Apply(_) => None,
-        Action::Fault(fault) => Some(fault.client),
-    }
-}
-
 /// The clients that act in `actions`, in order: `c1`.
 fn actors(actions: &[Action]) -> Vec<String> {
-    let mut clients: Vec<ClientId> = actions.iter().filter_map(actor).collect();
+    let mut clients: Vec<ClientId> = actions.iter().filter_map(Action::client).collect();
     clients.sort_unstable();
     clients.dedup();
     clients.into_iter().map(|c| format!("c{c}")).collect()
@@ -384,7 +368,7 @@ fn phase_words<R: Recipe>(
     states: &[WorldState<R::State, R::Log>],
     actions: &[Action],
 ) -> String {
-    let mut clients: Vec<ClientId> = actions.iter().filter_map(actor).collect();
+    let mut clients: Vec<ClientId> = actions.iter().filter_map(Action::client).collect();
     clients.sort_unstable();
     clients.dedup();
     let each: Vec<String> = clients

@@ -6,28 +6,20 @@
 //! it runs, is paused or crashed, and how far its script has got), the faults
 //! spent, and the [`History`] the properties read.
 //!
-//! The checker's choices are [`Action`]s. Those that make progress:
-//! - `Invoke(c)`: the application gives client `c` its next scripted command,
-//!   once the previous one has returned (and, where the library renews lost
-//!   sessions, once it has a session again);
-//! - `Serve(c)`: the server serves `c`'s oldest request; the notifications go
-//!   on each watcher's link before the reply goes on `c`'s;
-//! - `Deliver(c)`: `c`'s client library takes the next message off its link
-//!   (or notices that its connection is gone) and the recipe reacts;
-//! - `Reconnect(c)`: a disconnected client reaches the server again;
-//! - `Resume(c)`: a paused process runs again;
-//! - `Renew(c)`: the client library of a process whose session is gone opens
-//!   a new one, when the scenario's clients renew (`[session] on_expiry`);
-//! - `SessionTimeout(s)`: the server expires the session of a crashed process
-//!   (or one its client library gave up)
-//!   (nothing keeps it alive, so this always happens eventually);
-//!
-//! and the faults ([`Fault`], budgeted by the scenario).
+//! The checker's choices are [`Action`]s: the steps that make progress
+//! (the application's next command, a server serving a request, a client
+//! reading its next message, reconnecting, renewing its session, resuming, a
+//! call's timeout, an ensemble's server applying a transaction, a dead
+//! session's expiry) and the faults ([`faults`], budgeted by the scenario).
+//! Each kind of step is one file of [`steps`].
 //!
 //! Everything is deterministic: the same actions from the same state give the
 //! same state.
 
 pub mod faults;
+pub mod steps;
+
+pub use steps::{Action, StepKind};
 
 use std::any::Any;
 use std::cell::RefCell;
@@ -36,7 +28,6 @@ use std::hash::Hash;
 use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use serde::{Deserialize, Serialize};
 use stateright::{Model, Property};
 
 use crate::client::{ConnState, Delivery, ServerMessage, Xid};
@@ -46,7 +37,7 @@ use crate::recipe::{
 };
 use crate::store::rename::Groups;
 use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig, Zxid};
-use crate::world::faults::{Fate, Fault, FaultBudget, Spent};
+use crate::world::faults::{Fate, FaultBudget, Spent};
 
 /// A node of the tree the server holds before any client starts (a
 /// scenario's `[[store.node]]`): a foreign child in the recipe's directory,
@@ -369,33 +360,6 @@ impl<'a, R: Recipe> Run<'a, R> {
     }
 }
 
-/// What the checker can do next.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum Action {
-    Invoke(ClientId),
-    Serve(ClientId),
-    Deliver(ClientId),
-    Reconnect(ClientId),
-    /// The client library of a running process whose session is gone opens
-    /// a new one ([`World::renews`]); the recipe hears `SyncConnected`.
-    Renew(ClientId),
-    Resume(ClientId),
-    SessionTimeout(SessionId),
-    /// The timeout of the client's pending call fires ([`Recipe::timeout`]).
-    Timeout(ClientId),
-    Fault(Fault),
-    /// Server `server` of an ensemble (the leader too) applies the next
-    /// transaction the leader committed ([`crate::ensemble`]).
-    Apply(usize),
-}
-
-impl Action {
-    /// Progress actions are the ones that happen eventually; faults may not.
-    pub fn is_progress(&self) -> bool {
-        !matches!(self, Action::Fault(_))
-    }
-}
-
 /// A panic inside the world: the state it happened in, the action being
 /// taken (none if listing the enabled actions panicked) and its message.
 #[derive(Clone)]
@@ -637,7 +601,12 @@ impl<R: Recipe> World<R> {
     }
 
     /// What a fault does to `client`'s process ([`Fate`]).
-    fn befall(&self, state: &mut WorldState<R::State, R::Log>, client: ClientId, fate: Fate) {
+    pub(crate) fn befall(
+        &self,
+        state: &mut WorldState<R::State, R::Log>,
+        client: ClientId,
+        fate: Fate,
+    ) {
         let process = &mut state.processes[client];
         match fate {
             Fate::Lives => {}
@@ -970,86 +939,18 @@ impl<R: Recipe> World<R> {
         }
     }
 
-    /// Hands each enabled progress action to `emit`, in a fixed order, until
-    /// `emit` breaks.
-    fn progress_actions(
-        &self,
-        state: &WorldState<R::State, R::Log>,
-        mut emit: impl FnMut(Action) -> ControlFlow<()>,
-    ) -> ControlFlow<()> {
-        for client in 0..self.clients() {
-            let process = &state.processes[client];
-            match process.status {
-                Status::Running => {
-                    let recipe = self.recipe(client);
-                    let busy = recipe.is_busy(&process.recipe);
-                    let next = self.scripts[client].get(usize::from(process.commands_given));
-                    let library = state.net.client(client).state();
-                    // A library that will renew its lost session holds the
-                    // application's next call until it has (Curator's calls
-                    // wait for a connection), rather than fail it on a handle
-                    // about to be replaced.
-                    let renewing = library == ConnState::Expired && self.renews;
-                    if !renewing
-                        && next.is_some_and(|command| {
-                            !busy || recipe.interrupts(&process.recipe, command)
-                        })
-                    {
-                        emit(Action::Invoke(client))?;
-                    }
-                    if process.timer && busy {
-                        emit(Action::Timeout(client))?;
-                    }
-                    if state.net.can_deliver(client) {
-                        emit(Action::Deliver(client))?;
-                    }
-                    if library == ConnState::Disconnected
-                        && !state.net.links[client].broken
-                        && state.net.can_reconnect(client)
-                    {
-                        emit(Action::Reconnect(client))?;
-                    }
-                    if renewing {
-                        emit(Action::Renew(client))?;
-                    }
-                }
-                Status::Paused => emit(Action::Resume(client))?,
-                Status::Crashed => {}
-            }
-            if state.net.can_serve(client) {
-                emit(Action::Serve(client))?;
-            }
-        }
-        for server in 0..state.net.ensemble.servers() {
-            if state.net.ensemble.behind(server) > 0 {
-                emit(Action::Apply(server))?;
-            }
-        }
-        for &session in &state.dead_sessions {
-            emit(Action::SessionTimeout(session))?;
-        }
-        ControlFlow::Continue(())
-    }
-
     /// Whether nothing but a fault can happen any more.
     pub fn is_quiescent(&self, state: &WorldState<R::State, R::Log>) -> bool {
-        self.progress_actions(state, |_| ControlFlow::Break(()))
+        self.each_enabled(state, true, |_| ControlFlow::Break(()))
             .is_continue()
     }
 
     /// Every action enabled in `state`, in the checker's order.
     pub fn enabled(&self, state: &WorldState<R::State, R::Log>, actions: &mut Vec<Action>) {
-        let _ = self.progress_actions(state, |action| {
+        let _ = self.each_enabled(state, false, |action| {
             actions.push(action);
             ControlFlow::Continue(())
         });
-        crate::world::faults::enabled(
-            &self.budget,
-            self.expire_anytime,
-            state,
-            |client, part| self.plays(state, client, part),
-            actions,
-        );
     }
 
     /// Takes `action` from `state` if it is enabled there: the one checked
@@ -1143,53 +1044,7 @@ impl<R: Recipe> World<R> {
         action: &Action,
     ) -> Option<WorldState<R::State, R::Log>> {
         let mut next = state.clone();
-        match *action {
-            Action::Invoke(client) => {
-                let process = &mut next.processes[client];
-                let step = process.commands_given;
-                let command = *self.scripts[client].get(usize::from(step))?;
-                process.commands_given += 1;
-                process.timer = self.is_timed(client, step);
-                self.feed(&mut next, client, [Input::Command(command)]);
-            }
-            Action::Timeout(client) => {
-                next.processes[client].timer = false;
-                let command = self.recipe(client).timeout()?;
-                self.feed(&mut next, client, [Input::Command(command)]);
-            }
-            Action::Serve(client) => {
-                let served = next.net.serve(client)?;
-                self.applied(&mut next, client, &[served]);
-            }
-            Action::Deliver(client) => {
-                let deliveries = next.net.deliver(client);
-                self.deliver(&mut next, client, deliveries);
-            }
-            Action::Reconnect(client) => {
-                let deliveries = next.net.reconnect(client);
-                self.deliver(&mut next, client, deliveries);
-            }
-            Action::Renew(client) => {
-                let deliveries = next.net.renew(client);
-                self.deliver(&mut next, client, deliveries);
-            }
-            Action::Resume(client) => next.processes[client].status = Status::Running,
-            Action::Apply(server) => {
-                let fired = next.net.apply(server)?;
-                self.wake(&mut next, &fired, server);
-            }
-            Action::SessionTimeout(session) => {
-                next.dead_sessions.remove(&session);
-                let fired = next.net.expire_session(session);
-                self.wake(&mut next, &fired, 0);
-            }
-            Action::Fault(fault) => {
-                let (served, fired) = fault.strike(&mut next);
-                self.applied(&mut next, fault.client, &served);
-                self.wake(&mut next, &fired, 0);
-                self.befall(&mut next, fault.client, fault.kind.declaration().fate);
-            }
-        }
+        self.take(&mut next, action)?;
         self.forget_nodes(&mut next);
         Self::forget_wakes(&mut next);
         Some(next)
@@ -1266,19 +1121,6 @@ impl<R: Recipe> Model for World<R> {
 
     /// The explorer lists each next step as a trace names it.
     fn format_action(&self, action: &Action) -> String {
-        match action {
-            Action::Invoke(c) => format!("c{c} application: its next command"),
-            Action::Serve(c) => format!("server serves c{c}'s next request"),
-            Action::Deliver(c) => format!("c{c} reads its next message"),
-            Action::Reconnect(c) => format!("c{c} reconnects"),
-            Action::Renew(c) => format!("c{c}'s client library opens a new session"),
-            Action::Resume(c) => format!("c{c} resumes"),
-            Action::Apply(server) => format!("server {server} applies its next transaction"),
-            Action::Timeout(c) => format!("c{c}'s pending call times out"),
-            Action::SessionTimeout(session) => {
-                format!("server expires the session {session:#x} that no running client holds")
-            }
-            Action::Fault(fault) => format!("FAULT: {}", fault.words()),
-        }
+        action.label()
     }
 }

@@ -19,7 +19,7 @@
 //! "holder"`). Each aimed fault has its own count; the precondition of an
 //! aimed fault includes its target.
 
-use std::ops::RangeInclusive;
+use std::ops::{ControlFlow, RangeInclusive};
 
 use serde::{Deserialize, Serialize};
 
@@ -486,7 +486,7 @@ impl Fault {
     }
 }
 
-/// Appends every fault whose precondition holds, whose budget is not spent
+/// Hands `emit` every fault whose precondition holds, whose budget is not spent
 /// and whose target (for an aimed one) the client is: `targeted(client,
 /// index)` says whether `client` plays the role of that index now.
 pub fn enabled<S, L>(
@@ -494,8 +494,8 @@ pub fn enabled<S, L>(
     expire_anytime: bool,
     state: &WorldState<S, L>,
     targeted: impl Fn(ClientId, u8) -> bool,
-    out: &mut Vec<crate::world::Action>,
-) {
+    mut emit: impl FnMut(Fault) -> ControlFlow<()>,
+) -> ControlFlow<()> {
     for client in 0..state.processes.len() {
         let at = Situation::of(state, client, expire_anytime);
         for declaration in &DECLARATIONS {
@@ -517,16 +517,17 @@ pub fn enabled<S, L>(
                 .chain(aimed.map(|(index, _)| Charge::Aimed(index as u8)));
             for charge in charges {
                 for applied in (declaration.received)(&at) {
-                    out.push(crate::world::Action::Fault(Fault {
+                    emit(Fault {
                         kind,
                         client,
                         applied,
                         charge,
-                    }));
+                    })?;
                 }
             }
         }
     }
+    ControlFlow::Continue(())
 }
 
 #[cfg(test)]

@@ -1,0 +1,67 @@
+//! `Deliver(c)`: client `c`'s library takes the next message off its link
+//! (or notices that its connection is gone) and the recipe reacts.
+
+use super::words::{message, reaction};
+use super::{Ample, ClientStep, Drawn, StepKind};
+use crate::recipe::{ClientId, Observation, Recipe};
+use crate::world::{Status, World, WorldState};
+
+pub struct Deliver;
+
+impl StepKind for Deliver {
+    type Of = ClientId;
+    const NAME: &'static str = "deliver";
+    const MEANING: &'static str =
+        "a client's library takes the next message off its link (or finds the connection gone)";
+    const PROGRESS: bool = true;
+    const OWN: bool = true;
+    const AMPLE: Ample = Ample::Reads;
+    const DRAWN: Drawn = Drawn::Client;
+
+    fn client(c: ClientId) -> Option<ClientId> {
+        Some(c)
+    }
+
+    fn take<R: Recipe>(
+        world: &World<R>,
+        next: &mut WorldState<R::State, R::Log>,
+        client: ClientId,
+    ) -> Option<()> {
+        let deliveries = next.net.deliver(client);
+        world.deliver(next, client, deliveries);
+        Some(())
+    }
+
+    fn label(c: ClientId) -> String {
+        format!("c{c} reads its next message")
+    }
+
+    fn words<R: Recipe>(
+        _: &World<R>,
+        before: &WorldState<R::State, R::Log>,
+        c: ClientId,
+        after: &WorldState<R::State, R::Log>,
+        observed: &[(ClientId, Observation<R::Fact>)],
+    ) -> String {
+        let what = match before.net.links[c].down.front() {
+            Some(m) => message(m),
+            None => {
+                "the connection is gone: CONNECTIONLOSS for each request, then Disconnected".into()
+            }
+        };
+        format!(
+            "c{c} reads {what}{}",
+            reaction::<R>(before, after, c, observed)
+        )
+    }
+}
+
+impl ClientStep for Deliver {
+    fn enabled<R: Recipe>(
+        _: &World<R>,
+        state: &WorldState<R::State, R::Log>,
+        client: ClientId,
+    ) -> bool {
+        state.processes[client].status == Status::Running && state.net.can_deliver(client)
+    }
+}

@@ -1,0 +1,66 @@
+//! `Reconnect(c)`: a disconnected client reaches a server again, and learns
+//! whether its session lives.
+
+use super::words::reaction;
+use super::{Ample, ClientStep, Drawn, StepKind};
+use crate::client::ConnState;
+use crate::recipe::{ClientId, Observation, Recipe};
+use crate::world::{Status, World, WorldState};
+
+pub struct Reconnect;
+
+impl StepKind for Reconnect {
+    type Of = ClientId;
+    const NAME: &'static str = "reconnect";
+    const MEANING: &'static str = "a disconnected client reaches a server again";
+    const PROGRESS: bool = true;
+    const OWN: bool = true;
+    const AMPLE: Ample = Ample::Never;
+    const DRAWN: Drawn = Drawn::Client;
+
+    fn client(c: ClientId) -> Option<ClientId> {
+        Some(c)
+    }
+
+    fn take<R: Recipe>(
+        world: &World<R>,
+        next: &mut WorldState<R::State, R::Log>,
+        client: ClientId,
+    ) -> Option<()> {
+        let deliveries = next.net.reconnect(client);
+        world.deliver(next, client, deliveries);
+        Some(())
+    }
+
+    fn label(c: ClientId) -> String {
+        format!("c{c} reconnects")
+    }
+
+    fn words<R: Recipe>(
+        _: &World<R>,
+        before: &WorldState<R::State, R::Log>,
+        c: ClientId,
+        after: &WorldState<R::State, R::Log>,
+        observed: &[(ClientId, Observation<R::Fact>)],
+    ) -> String {
+        let how = if after.net.client(c).state() == ConnState::Expired {
+            "learns its session EXPIRED"
+        } else {
+            "reconnects (SetWatches, SyncConnected)"
+        };
+        format!("c{c} {how}{}", reaction::<R>(before, after, c, observed))
+    }
+}
+
+impl ClientStep for Reconnect {
+    fn enabled<R: Recipe>(
+        _: &World<R>,
+        state: &WorldState<R::State, R::Log>,
+        client: ClientId,
+    ) -> bool {
+        state.processes[client].status == Status::Running
+            && state.net.client(client).state() == ConnState::Disconnected
+            && !state.net.links[client].broken
+            && state.net.can_reconnect(client)
+    }
+}
