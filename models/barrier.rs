@@ -61,11 +61,9 @@
 //! the node is gone, no live client still waits); partners
 //! **someone_passed**, **waiter_woken**.
 
-use stateright::Property;
-
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::{self, Promise};
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Observation, Recipe};
 use crate::store::{ErrorCode, Op, OpResult, Path, Response, ANY_VERSION};
 use crate::world::{Run, Status, World, WorldState};
@@ -356,10 +354,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Barrier {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Once its library opened a new session the application makes the call
     /// the lost session interrupted (a wait, a lift) again.
     const RENEWS: bool = true;
@@ -409,12 +403,27 @@ impl Catalogued for Barrier {
         Barrier::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<Barrier>>> {
+    fn properties() -> Vec<Promise<Barrier>> {
         vec![
-            Property::always("no_early_pass", no_early_pass),
-            Property::always("waiters_proceed", waiters_proceed),
-            Property::sometimes("someone_passed", someone_passed),
-            Property::sometimes("waiter_woken", properties::waiter_woken),
+            Promise::always(
+                "no_early_pass",
+                "no client passes while the barrier node exists",
+                no_early_pass,
+                no_early_pass_broken,
+            ),
+            Promise::always(
+                "waiters_proceed",
+                "once nothing but a fault can happen and the barrier is gone, no live client \
+                 still waits",
+                waiters_proceed,
+                waiters_proceed_broken,
+            ),
+            Promise::sometimes(
+                "someone_passed",
+                "some client passed the barrier (no early pass is not vacuous)",
+                someone_passed,
+            ),
+            Promise::waiter_woken(),
         ]
     }
 
@@ -526,8 +535,8 @@ mod tests {
     }
 }
 
-/// The barrier's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Barrier>, run: Run<'_, Barrier>, property: &str) -> Option<String> {
+/// Why `no_early_pass` is broken, in words.
+fn no_early_pass_broken(world: &World<Barrier>, run: Run<'_, Barrier>) -> Option<String> {
     let state = run.last();
     let barrier = world.directory();
     let in_phase = |phase: Phase| -> Vec<String> {
@@ -536,22 +545,23 @@ fn violation(world: &World<Barrier>, run: Run<'_, Barrier>, property: &str) -> O
             .map(|c| format!("c{c}"))
             .collect()
     };
-    match property {
-        "no_early_pass" if !no_early_pass(world, state) => Some(format!(
-            "{} passed while the barrier node {barrier} still exists",
-            properties::and_list(&in_phase(Phase::Passed))
-        )),
-        "waiters_proceed" if !waiters_proceed(world, state) => {
-            let waiting = properties::waiting(world, state);
-            Some(format!(
-                "the barrier node {barrier} is gone and nothing but a fault can happen, \
-                 yet {} still {} forever",
-                properties::and_list(&waiting),
-                if waiting.len() == 1 { "waits" } else { "wait" }
-            ))
-        }
-        _ => None,
-    }
+    Some(format!(
+        "{} passed while the barrier node {barrier} still exists",
+        properties::and_list(&in_phase(Phase::Passed))
+    ))
+}
+
+/// Why `waiters_proceed` is broken, in words.
+fn waiters_proceed_broken(world: &World<Barrier>, run: Run<'_, Barrier>) -> Option<String> {
+    let state = run.last();
+    let barrier = world.directory();
+    let waiting = properties::waiting(world, state);
+    Some(format!(
+        "the barrier node {barrier} is gone and nothing but a fault can happen, \
+         yet {} still {} forever",
+        properties::and_list(&waiting),
+        if waiting.len() == 1 { "waits" } else { "wait" }
+    ))
 }
 
 /// The phases by name, in declaration order: what a check's coverage

@@ -34,7 +34,7 @@
 //!   it held, as if its watch had outlived its session; the next write goes
 //!   unheard.
 
-use stateright::Property;
+use crate::properties::Promise;
 
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
@@ -297,10 +297,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Configuration {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Once its library opened a new session a reader reads again with a
     /// watch, and a writer makes its interrupted write again.
     const RENEWS: bool = true;
@@ -353,10 +349,20 @@ impl Catalogued for Configuration {
         Ok(())
     }
 
-    fn properties() -> Vec<Property<World<Configuration>>> {
+    fn properties() -> Vec<Promise<Configuration>> {
         vec![
-            Property::always("readers_hold_the_last_value", readers_hold_the_last_value),
-            Property::sometimes("reader_saw_an_update", reader_saw_an_update),
+            Promise::always(
+                "readers_hold_the_last_value",
+                "once nothing but a fault can happen, every live reader holds the \
+                 configuration's value",
+                readers_hold_the_last_value,
+                stale_readers,
+            ),
+            Promise::sometimes(
+                "reader_saw_an_update",
+                "a reader read a value other than the one it held (a write reached a reader)",
+                reader_saw_an_update,
+            ),
         ]
     }
 }
@@ -405,16 +411,9 @@ mod tests {
     }
 }
 
-/// The configuration's own property broken, in words ([`Recipe::violation`]).
-fn violation(
-    world: &World<Configuration>,
-    run: Run<'_, Configuration>,
-    property: &str,
-) -> Option<String> {
+/// Why `readers_hold_the_last_value` is broken: who holds what.
+fn stale_readers(world: &World<Configuration>, run: Run<'_, Configuration>) -> Option<String> {
     let state = run.last();
-    if property != "readers_hold_the_last_value" || readers_hold_the_last_value(world, state) {
-        return None;
-    }
     let last = state
         .net
         .store

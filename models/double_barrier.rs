@@ -101,12 +101,10 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::joined::{Joined, Joins};
 use crate::catalogued::{refuse_restarts, Catalogued, Docs};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::{self, Promise};
 use crate::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Store, ANY_VERSION,
@@ -678,10 +676,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for DoubleBarrier {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// A process whose session was lost stays out of the round (the module
     /// doc says why); `rejoins` enters again.
     const RENEWS: bool = true;
@@ -753,15 +747,39 @@ impl Catalogued for DoubleBarrier {
         }
     }
 
-    fn properties() -> Vec<Property<World<DoubleBarrier>>> {
+    fn properties() -> Vec<Promise<DoubleBarrier>> {
         vec![
-            Property::always("enter_safety", enter_safety),
-            Property::always("leave_safety", leave_safety),
-            Property::always("herd_avoidance", properties::herd_avoidance),
-            Property::always("no_deadlock", no_deadlock),
-            Property::sometimes("someone_computes", someone_computes),
-            Property::sometimes("someone_left", someone_left),
-            Property::sometimes("waiter_woken", properties::waiter_woken),
+            Promise::always(
+                "enter_safety",
+                "no process computes before the threshold of processes has entered",
+                enter_safety,
+                enter_safety_broken,
+            ),
+            Promise::always(
+                "leave_safety",
+                "no process finishes leaving while another is still in the barrier",
+                leave_safety,
+                leave_safety_broken,
+            ),
+            Promise::herd_avoidance(),
+            Promise::always(
+                "no_deadlock",
+                "once nothing but a fault can happen, no live process still waits (unless the \
+                 barrier can no longer fill)",
+                no_deadlock,
+                no_deadlock_broken,
+            ),
+            Promise::sometimes(
+                "someone_computes",
+                "some process started computing (enter safety is not vacuous)",
+                someone_computes,
+            ),
+            Promise::sometimes(
+                "someone_left",
+                "some process left (leave safety is not vacuous)",
+                someone_left,
+            ),
+            Promise::waiter_woken(),
         ]
     }
 
@@ -956,82 +974,94 @@ mod tests {
     }
 }
 
-/// The double barrier's own properties broken, in words ([`Recipe::violation`]).
-fn violation(
+/// Client `c` with its phase, in a violation's words: `c1 (Entering)`.
+fn phase_of(state: &WorldState<State, Joins>, c: usize) -> String {
+    format!("c{c} ({})", state.processes[c].recipe)
+}
+
+/// Why `enter_safety` is broken, in words.
+fn enter_safety_broken(
     world: &World<DoubleBarrier>,
     run: Run<'_, DoubleBarrier>,
-    property: &str,
 ) -> Option<String> {
     let state = run.last();
     let recipe = world.shared();
-    let phase_of = |c: usize| format!("c{c} ({})", state.processes[c].recipe);
-    match property {
-        "enter_safety" if !enter_safety(world, state) => {
-            let started: Vec<String> = (0..world.clients())
-                .filter(|&c| state.processes[c].recipe.phase.has_started())
-                .map(phase_of)
-                .collect();
-            Some(format!(
-                "{} started computing when only {} of the {} processes the barrier waits for had entered",
-                properties::and_list(&started),
-                state.history.log.count(),
-                recipe.threshold
-            ))
-        }
-        "leave_safety" if !leave_safety(world, state) => {
-            let store = &state.net.store;
-            let left: Vec<String> = (0..world.clients())
-                .filter(|&c| state.processes[c].recipe.phase == Phase::Left)
-                .map(|c| format!("c{c}"))
-                .collect();
-            let inside: Vec<String> = (0..world.clients())
-                .filter(|&c| {
-                    let process = &state.processes[c];
-                    process.status != Status::Crashed
-                        && process.recipe.phase.has_joined()
-                        && store.exists(&recipe.node(&process.recipe))
-                })
-                .map(|c| {
-                    format!(
-                        "{} with its node {}",
-                        phase_of(c),
-                        recipe.node(&state.processes[c].recipe)
-                    )
-                })
-                .collect();
-            Some(format!(
-                "{} left the barrier while {} {} still in it",
-                properties::and_list(&left),
-                properties::and_list(&inside),
-                if inside.len() == 1 { "is" } else { "are" }
-            ))
-        }
-        "no_deadlock" if !no_deadlock(world, state) => {
-            // Those no_deadlock blames: a live process that waits, unless it
-            // awaits ready in a barrier that can no longer fill.
-            let live = |c: &usize| {
-                let process = &state.processes[*c];
-                process.status != Status::Crashed && process.recipe.phase != Phase::Dead
-            };
-            let short = (0..world.clients()).filter(live).count() < recipe.threshold
-                && !state.net.store.exists(&recipe.ready);
-            let waiting: Vec<String> = (0..world.clients())
-                .filter(live)
-                .filter(|&c| {
-                    let phase = &state.processes[c].recipe.phase;
-                    recipe.is_waiting(&state.processes[c].recipe)
-                        && !(short && *phase == Phase::AwaitingReady)
-                })
-                .map(phase_of)
-                .collect();
-            Some(format!(
-                "nothing but a fault can happen and {} still {} forever",
-                properties::and_list(&waiting),
-                if waiting.len() == 1 { "waits" } else { "wait" }
-            ))
-        }
-        _ => None,
-    }
+    let phase_of = |c: usize| phase_of(state, c);
+    let started: Vec<String> = (0..world.clients())
+        .filter(|&c| state.processes[c].recipe.phase.has_started())
+        .map(phase_of)
+        .collect();
+    Some(format!(
+        "{} started computing when only {} of the {} processes the barrier waits for had entered",
+        properties::and_list(&started),
+        state.history.log.count(),
+        recipe.threshold
+    ))
+}
+
+/// Why `leave_safety` is broken, in words.
+fn leave_safety_broken(
+    world: &World<DoubleBarrier>,
+    run: Run<'_, DoubleBarrier>,
+) -> Option<String> {
+    let state = run.last();
+    let recipe = world.shared();
+    let phase_of = |c: usize| phase_of(state, c);
+    let store = &state.net.store;
+    let left: Vec<String> = (0..world.clients())
+        .filter(|&c| state.processes[c].recipe.phase == Phase::Left)
+        .map(|c| format!("c{c}"))
+        .collect();
+    let inside: Vec<String> = (0..world.clients())
+        .filter(|&c| {
+            let process = &state.processes[c];
+            process.status != Status::Crashed
+                && process.recipe.phase.has_joined()
+                && store.exists(&recipe.node(&process.recipe))
+        })
+        .map(|c| {
+            format!(
+                "{} with its node {}",
+                phase_of(c),
+                recipe.node(&state.processes[c].recipe)
+            )
+        })
+        .collect();
+    Some(format!(
+        "{} left the barrier while {} {} still in it",
+        properties::and_list(&left),
+        properties::and_list(&inside),
+        if inside.len() == 1 { "is" } else { "are" }
+    ))
+}
+
+/// Why `no_deadlock` is broken, in words.
+fn no_deadlock_broken(world: &World<DoubleBarrier>, run: Run<'_, DoubleBarrier>) -> Option<String> {
+    let state = run.last();
+    let recipe = world.shared();
+    let phase_of = |c: usize| phase_of(state, c);
+    // Those no_deadlock blames: a live process that waits, unless it
+    // awaits ready in a barrier that can no longer fill.
+    let live = |c: &usize| {
+        let process = &state.processes[*c];
+        process.status != Status::Crashed && process.recipe.phase != Phase::Dead
+    };
+    let short = (0..world.clients()).filter(live).count() < recipe.threshold
+        && !state.net.store.exists(&recipe.ready);
+    let waiting: Vec<String> = (0..world.clients())
+        .filter(live)
+        .filter(|&c| {
+            let phase = &state.processes[c].recipe.phase;
+            recipe.is_waiting(&state.processes[c].recipe)
+                && !(short && *phase == Phase::AwaitingReady)
+        })
+        .map(phase_of)
+        .collect();
+    Some(format!(
+        "nothing but a fault can happen and {} still {} forever",
+        properties::and_list(&waiting),
+        if waiting.len() == 1 { "waits" } else { "wait" }
+    ))
 }
 
 /// The phases by name, in [`Phase::index`] order: what a check's coverage

@@ -59,13 +59,11 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase};
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
@@ -402,10 +400,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Election {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// On `Expired` it gives up what it held or waited for; once its library
     /// opened a new session the application may ask again, under a GUID of
     /// that session ([`super::contender::Contender::session_guid`]).
@@ -452,18 +446,35 @@ impl Catalogued for Election {
         Election::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<Election>>> {
+    fn properties() -> Vec<Promise<Election>> {
         vec![
-            Property::always("one_leader", properties::mutual_exclusion),
-            Property::always("herd_avoidance", properties::herd_avoidance),
-            Property::always("leader_exists", leader_exists),
-            Property::always(
-                "acknowledged_leader_is_smallest",
-                acknowledged_leader_is_smallest,
+            Promise::mutual_exclusion().named("one_leader", "at most one client believes it leads"),
+            Promise::herd_avoidance(),
+            Promise::always(
+                "leader_exists",
+                "once nothing but a fault can happen, the owner of the smallest live node \
+                 believes it leads",
+                leader_exists,
+                no_leader,
             ),
-            Property::sometimes("someone_elected", properties::someone_acquired),
-            Property::sometimes("waiter_woken", properties::waiter_woken),
-            Property::sometimes("leader_acknowledged", leader_acknowledged),
+            Promise::always(
+                "acknowledged_leader_is_smallest",
+                "while the acknowledgement exists, its creator owns the smallest live election \
+                 node",
+                acknowledged_leader_is_smallest,
+                acknowledged_not_smallest,
+            ),
+            Promise::someone_acquired().named(
+                "someone_elected",
+                "some client was elected (one leader is not vacuous)",
+            ),
+            Promise::waiter_woken(),
+            Promise::sometimes(
+                "leader_acknowledged",
+                "a leader acknowledged its leadership (the acknowledgement's truth is not \
+                 vacuous)",
+                leader_acknowledged,
+            ),
         ]
     }
 }
@@ -625,44 +636,51 @@ mod tests {
     }
 }
 
-/// The election's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Election>, run: Run<'_, Election>, property: &str) -> Option<String> {
-    let state = run.last();
-    let dir = world.directory();
-    let owner = |session: i64| match world.client_of(state, session) {
+/// Who owns `session`, in a violation's words.
+fn owner(world: &World<Election>, state: &WorldState<State>, session: i64) -> String {
+    match world.client_of(state, session) {
         Some(c) => format!("c{c}"),
         None => format!("a crashed process's session {session:#x}"),
-    };
-    match property {
-        "leader_exists" if !leader_exists(world, state) => {
-            let (_, name, session) = live_nodes(world, state).into_iter().next()?;
-            let believes = match world.client_of(state, session) {
-                Some(c) => format!(
-                    ", which does not believe it leads ({})",
-                    state.processes[c].recipe
-                ),
-                None => ", which will never act on it".into(),
-            };
-            Some(format!(
-                "nothing but a fault can happen and no one leads: the smallest live node \
-                 {dir}/{name} is {}'s{believes}",
-                owner(session)
-            ))
-        }
-        "acknowledged_leader_is_smallest" if !acknowledged_leader_is_smallest(world, state) => {
-            let ack = state.net.store.stat(&world.shared().ack)?.ephemeral_owner;
-            let smallest = match live_nodes(world, state).into_iter().next() {
-                Some((_, name, session)) => format!("{dir}/{name} is {}'s", owner(session)),
-                None => "no live election node is left".into(),
-            };
-            Some(format!(
-                "the acknowledgement {} says {} leads, but {smallest}",
-                world.shared().ack,
-                owner(ack)
-            ))
-        }
-        _ => None,
     }
+}
+
+/// Why `leader_exists` is broken: whose is the smallest live node.
+fn no_leader(world: &World<Election>, run: Run<'_, Election>) -> Option<String> {
+    let state = run.last();
+    let (_, name, session) = live_nodes(world, state).into_iter().next()?;
+    let believes = match world.client_of(state, session) {
+        Some(c) => format!(
+            ", which does not believe it leads ({})",
+            state.processes[c].recipe
+        ),
+        None => ", which will never act on it".into(),
+    };
+    Some(format!(
+        "nothing but a fault can happen and no one leads: the smallest live node \
+         {}/{name} is {}'s{believes}",
+        world.directory(),
+        owner(world, state, session)
+    ))
+}
+
+/// Why `acknowledged_leader_is_smallest` is broken: whom the acknowledgement
+/// names, and whose is the smallest live node.
+fn acknowledged_not_smallest(world: &World<Election>, run: Run<'_, Election>) -> Option<String> {
+    let state = run.last();
+    let ack = state.net.store.stat(&world.shared().ack)?.ephemeral_owner;
+    let smallest = match live_nodes(world, state).into_iter().next() {
+        Some((_, name, session)) => format!(
+            "{}/{name} is {}'s",
+            world.directory(),
+            owner(world, state, session)
+        ),
+        None => "no live election node is left".into(),
+    };
+    Some(format!(
+        "the acknowledgement {} says {} leads, but {smallest}",
+        world.shared().ack,
+        owner(world, state, ack)
+    ))
 }
 
 /// The election's phases: the contender's, then the acknowledgement's.

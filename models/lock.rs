@@ -100,15 +100,12 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
 use crate::catalogued::{Catalogued, Docs, NoParams};
-use crate::properties;
+use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::Path;
-use crate::world::World;
 
 /// The lock's variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -327,20 +324,20 @@ impl Catalogued for Lock {
         Lock::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<Lock>>> {
+    fn properties() -> Vec<Promise<Lock>> {
         properties()
     }
 }
 
 /// What the lock promises, each `always` with its `sometimes` partner.
-pub fn properties() -> Vec<Property<World<Lock>>> {
+pub fn properties() -> Vec<Promise<Lock>> {
     vec![
-        Property::always("mutual_exclusion", properties::mutual_exclusion),
-        Property::always("resource_safety", properties::resource_safety),
-        Property::always("herd_avoidance", properties::herd_avoidance),
-        Property::always("no_orphan_no_deadlock", properties::no_orphan_no_deadlock),
-        Property::sometimes("someone_acquired", properties::someone_acquired),
-        Property::sometimes("waiter_woken", properties::waiter_woken),
+        Promise::mutual_exclusion(),
+        Promise::resource_safety(),
+        Promise::herd_avoidance(),
+        Promise::no_orphan_no_deadlock(),
+        Promise::someone_acquired(),
+        Promise::waiter_woken(),
     ]
 }
 

@@ -46,12 +46,10 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::joined::{Joined, Joins};
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::{self, Promise};
 use crate::recipe::{ClientId, Log, Witness};
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::store::{CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response};
@@ -310,10 +308,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Membership {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// After `Expired` the member is out of the group; once its library opened
     /// a new session it joins again on its own, under a name of that session
     /// ([`node_name`]).
@@ -352,12 +346,31 @@ impl Catalogued for Membership {
         Membership::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<Membership>>> {
+    fn properties() -> Vec<Promise<Membership>> {
         vec![
-            Property::always("views_list_only_joined", views_list_only_joined),
-            Property::always("views_follow_the_group", views_follow_the_group),
-            Property::sometimes("member_sees_another", member_sees_another),
-            Property::sometimes("view_dropped_a_member", view_dropped_a_member),
+            Promise::always(
+                "views_list_only_joined",
+                "no member's view lists a process that never joined",
+                views_list_only_joined,
+                views_list_only_joined_broken,
+            ),
+            Promise::always(
+                "views_follow_the_group",
+                "once nothing but a fault can happen, every live member's view is exactly the \
+                 live members",
+                views_follow_the_group,
+                views_follow_the_group_broken,
+            ),
+            Promise::sometimes(
+                "member_sees_another",
+                "some member's view lists another member (views list only joined is not vacuous)",
+                member_sees_another,
+            ),
+            Promise::sometimes(
+                "view_dropped_a_member",
+                "some member saw another leave (views follow the group is not vacuous)",
+                view_dropped_a_member,
+            ),
         ]
     }
 }
@@ -504,41 +517,42 @@ mod tests {
     }
 }
 
-/// The group's own properties broken, in words ([`Recipe::violation`]).
-fn violation(
+/// Why `views_list_only_joined` is broken, in words.
+fn views_list_only_joined_broken(
     world: &World<Membership>,
     run: Run<'_, Membership>,
-    property: &str,
 ) -> Option<String> {
     let state = run.last();
     let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
-    match property {
-        "views_list_only_joined" if !views_list_only_joined(world, state) => {
-            let (c, name) = (0..world.clients()).find_map(|c| {
-                let never = (state.processes[c].recipe.view.iter())
-                    .find(|name| state.history.log.creator(name).is_none())?;
-                Some((c, never.clone()))
-            })?;
-            Some(format!(
-                "c{c}'s view {} lists {name}, a node the server never created",
-                list(&state.processes[c].recipe.view)
-            ))
-        }
-        "views_follow_the_group" if !views_follow_the_group(world, state) => {
-            let (live, members) = live_members(world, state);
-            let wrong: Vec<String> = live
-                .iter()
-                .filter(|&&c| state.processes[c].recipe.view != members)
-                .map(|&c| format!("c{c}'s view is {}", list(&state.processes[c].recipe.view)))
-                .collect();
-            Some(format!(
-                "nothing but a fault can happen and the live members are {}, but {}",
-                list(&members),
-                properties::and_list(&wrong)
-            ))
-        }
-        _ => None,
-    }
+    let (c, name) = (0..world.clients()).find_map(|c| {
+        let never = (state.processes[c].recipe.view.iter())
+            .find(|name| state.history.log.creator(name).is_none())?;
+        Some((c, never.clone()))
+    })?;
+    Some(format!(
+        "c{c}'s view {} lists {name}, a node the server never created",
+        list(&state.processes[c].recipe.view)
+    ))
+}
+
+/// Why `views_follow_the_group` is broken, in words.
+fn views_follow_the_group_broken(
+    world: &World<Membership>,
+    run: Run<'_, Membership>,
+) -> Option<String> {
+    let state = run.last();
+    let list = |names: &[Arc<str>]| format!("[{}]", names.join(", "));
+    let (live, members) = live_members(world, state);
+    let wrong: Vec<String> = live
+        .iter()
+        .filter(|&&c| state.processes[c].recipe.view != members)
+        .map(|&c| format!("c{c}'s view is {}", list(&state.processes[c].recipe.view)))
+        .collect();
+    Some(format!(
+        "nothing but a fault can happen and the live members are {}, but {}",
+        list(&members),
+        properties::and_list(&wrong)
+    ))
 }
 
 /// The phases by name, in declaration order: what a check's coverage

@@ -42,7 +42,7 @@
 //! which no event has reached it yet, is one it cannot know of, whatever it
 //! does; and an event that arrives after the choice cannot undo it.
 
-use stateright::Property;
+use crate::properties::Promise;
 
 use std::sync::Arc;
 
@@ -291,10 +291,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for PriorityQueue {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Once its library opened a new session the application makes the
     /// calls the lost session interrupted again (the queue's module doc).
     const RENEWS: bool = true;
@@ -355,14 +351,23 @@ impl Catalogued for PriorityQueue {
         PriorityQueue::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<PriorityQueue>>> {
+    fn properties() -> Vec<Promise<PriorityQueue>> {
         vec![
-            Property::always("highest_priority_first", highest_priority_first),
-            Property::always("consumed_once", queue::consumed_once),
-            Property::always("no_item_lost", queue::no_item_lost),
-            Property::sometimes("priority_jumped", priority_jumped),
-            Property::sometimes("item_consumed", queue::item_consumed),
-            Property::sometimes("all_consumed", queue::all_consumed),
+            Promise::always(
+                "highest_priority_first",
+                "no consumer chooses an item while it knows of a queued one of higher priority",
+                highest_priority_first,
+                priority_passed_over,
+            ),
+            queue::promise::consumed_once(),
+            queue::promise::no_item_lost(),
+            Promise::sometimes(
+                "priority_jumped",
+                "a take went ahead of an older item of lower priority (the priority mattered)",
+                priority_jumped,
+            ),
+            queue::promise::item_consumed(),
+            queue::promise::all_consumed(),
         ]
     }
 }
@@ -383,17 +388,12 @@ pub fn priority_jumped(_: &World<PriorityQueue>, state: &WorldState<State, Prior
     state.history.log.jumped
 }
 
-/// The priority queue's own property broken, in words, then the queue's
-/// ([`Recipe::violation`]).
-fn violation(
+/// Why `highest_priority_first` is broken: which take passed over which
+/// item.
+fn priority_passed_over(
     world: &World<PriorityQueue>,
     run: Run<'_, PriorityQueue>,
-    property: &str,
 ) -> Option<String> {
-    let state = run.last();
-    if property != "highest_priority_first" || highest_priority_first(world, state) {
-        return queue::violation(world, run, property);
-    }
     let step = run.first_step(|state| state.history.log.inverted)?;
     let (_, c, node) = run.facts().find_map(|(at, c, fact)| match fact {
         Fact::Chose { node } if at == step => Some((at, c, node.clone())),

@@ -91,12 +91,12 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
+use crate::properties::Promise;
 
 use super::contender::sequence_after;
 use crate::catalogued::{refuse_restarts, Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe};
+use crate::recipe::{is_connection_loss, ClientId, Effects, Incarnation, Input, Recipe};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, MultiOutcome, Op, OpResult, Path, Response,
     ANY_VERSION,
@@ -994,10 +994,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for Queue {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Once its library opened a new session the application makes the
     /// calls the lost session interrupted again (the queue's module doc).
     const RENEWS: bool = true;
@@ -1054,15 +1050,66 @@ impl Catalogued for Queue {
         Queue::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<Queue>>> {
+    fn properties() -> Vec<Promise<Queue>> {
         vec![
-            Property::always("consumed_once", consumed_once),
-            Property::always("no_item_lost", no_item_lost),
-            Property::always("producer_order", producer_order),
-            Property::sometimes("item_consumed", item_consumed),
-            Property::sometimes("all_consumed", all_consumed),
-            Property::sometimes("two_of_one_producer", two_of_one_producer),
+            promise::consumed_once(),
+            promise::no_item_lost(),
+            Promise::always(
+                "producer_order",
+                "each consumer gets a producer's items in the order they were produced",
+                producer_order,
+                producer_order_broken,
+            ),
+            promise::item_consumed(),
+            promise::all_consumed(),
+            Promise::sometimes(
+                "two_of_one_producer",
+                "a consumer took two items of one producer (producer order is not vacuous)",
+                two_of_one_producer,
+            ),
         ]
+    }
+}
+
+/// The promises the queue and the priority queue share, declared once.
+pub mod promise {
+    use super::{consumed_once_broken, no_item_lost_broken, Fact, QueueLog};
+    use crate::properties::Promise;
+    use crate::recipe::Recipe;
+
+    pub fn consumed_once<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>() -> Promise<R> {
+        Promise::always(
+            "consumed_once",
+            "no item is handed to an application twice",
+            super::consumed_once,
+            consumed_once_broken,
+        )
+    }
+
+    pub fn no_item_lost<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>() -> Promise<R> {
+        Promise::always(
+            "no_item_lost",
+            "once nothing but a fault can happen, every enqueued item was consumed or can \
+             still be",
+            super::no_item_lost,
+            no_item_lost_broken,
+        )
+    }
+
+    pub fn item_consumed<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>() -> Promise<R> {
+        Promise::sometimes(
+            "item_consumed",
+            "some consumer took an item (consumed once is not vacuous)",
+            super::item_consumed,
+        )
+    }
+
+    pub fn all_consumed<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>() -> Promise<R> {
+        Promise::sometimes(
+            "all_consumed",
+            "every item enqueued was consumed (no item lost is not vacuous)",
+            super::all_consumed,
+        )
     }
 }
 
@@ -1301,89 +1348,95 @@ mod tests {
     }
 }
 
-/// The queue's properties broken, in words ([`Recipe::violation`]); the
-/// priority queue shares them.
-pub fn violation<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>(
+/// Each item consumed in `run`: at which step, by which client.
+fn consumed<'a, R: Recipe<Fact = Fact>>(
+    run: Run<'a, R>,
+) -> impl Iterator<Item = (usize, ClientId, Item)> + 'a {
+    run.facts().filter_map(|(step, c, fact)| match fact {
+        Fact::Consumed { item } => Some((step, c, *item)),
+        _ => None,
+    })
+}
+
+/// Why `consumed_once` is broken, in words.
+fn consumed_once_broken<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    run: Run<'_, R>,
+) -> Option<String> {
+    let mut first: Vec<(usize, usize, Item)> = Vec::new();
+    for (step, c, item) in consumed(run) {
+        if let Some(&(then, by, _)) = first.iter().find(|(_, _, seen)| *seen == item) {
+            return Some(format!(
+                "item {item} was handed to an application twice: c{by} took it at step {then}, \
+                 c{c} again at step {step}"
+            ));
+        }
+        first.push((step, c, item));
+    }
+    None
+}
+
+/// Why `producer_order` is broken, in words.
+fn producer_order_broken<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>(
+    _: &World<R>,
+    run: Run<'_, R>,
+) -> Option<String> {
+    let mut taken: Vec<(usize, usize, Item)> = Vec::new();
+    for (step, c, item) in consumed(run) {
+        let later = taken.iter().find(|(_, by, seen)| {
+            *by == c && seen.producer == item.producer && seen.serial > item.serial
+        });
+        if let Some(&(then, _, later)) = later {
+            return Some(format!(
+                "c{c} took item {item} at step {step} after {later} at step {then}, \
+                 a later item of the same producer"
+            ));
+        }
+        taken.push((step, c, item));
+    }
+    None
+}
+
+/// Why `no_item_lost` is broken, in words.
+fn no_item_lost_broken<R: Recipe<Fact = Fact, Log: AsRef<QueueLog>>>(
     world: &World<R>,
     run: Run<'_, R>,
-    property: &str,
 ) -> Option<String> {
     let state = run.last();
-    let consumed = || {
-        run.facts().filter_map(|(step, c, fact)| match fact {
-            Fact::Consumed { item } => Some((step, c, *item)),
-            _ => None,
-        })
-    };
-    match property {
-        "consumed_once" if !consumed_once(world, state) => {
-            let mut first: Vec<(usize, usize, Item)> = Vec::new();
-            for (step, c, item) in consumed() {
-                if let Some(&(then, by, _)) = first.iter().find(|(_, _, seen)| *seen == item) {
-                    return Some(format!(
-                        "item {item} was handed to an application twice: c{by} took it at step {then}, \
-                         c{c} again at step {step}"
-                    ));
-                }
-                first.push((step, c, item));
-            }
-            None
-        }
-        "producer_order" if !producer_order(world, state) => {
-            let mut taken: Vec<(usize, usize, Item)> = Vec::new();
-            for (step, c, item) in consumed() {
-                let later = taken.iter().find(|(_, by, seen)| {
-                    *by == c && seen.producer == item.producer && seen.serial > item.serial
-                });
-                if let Some(&(then, _, later)) = later {
-                    return Some(format!(
-                        "c{c} took item {item} at step {step} after {later} at step {then}, \
-                         a later item of the same producer"
-                    ));
-                }
-                taken.push((step, c, item));
-            }
-            None
-        }
-        "no_item_lost" if !no_item_lost(world, state) => {
-            let queue = &state.history.log.as_ref();
-            let in_queue = items_in_queue(world, state);
-            let unconsumed = queue.enqueued & !queue.consumed;
-            let names =
-                |set: Items| -> Vec<String> { items(set).map(|item| item.to_string()).collect() };
-            let mut parts = Vec::new();
-            let gone = names(unconsumed & !in_queue);
-            if !gone.is_empty() {
-                let (item, was, is) = if gone.len() == 1 {
-                    ("item", "was", "is")
-                } else {
-                    ("items", "were", "are")
-                };
-                parts.push(format!(
-                    "{item} {} {was} enqueued and {is} gone, never consumed",
-                    crate::properties::and_list(&gone)
-                ));
-            }
-            let stranded = names(unconsumed & in_queue);
-            let waiting = crate::properties::waiting(world, state);
-            if !stranded.is_empty() && !waiting.is_empty() {
-                parts.push(format!(
-                    "{} {} {} still queued in {}, yet {} {} for an item forever",
-                    if stranded.len() == 1 { "item" } else { "items" },
-                    crate::properties::and_list(&stranded),
-                    if stranded.len() == 1 { "is" } else { "are" },
-                    world.directory(),
-                    crate::properties::and_list(&waiting),
-                    if waiting.len() == 1 { "waits" } else { "wait" }
-                ));
-            }
-            Some(format!(
-                "nothing but a fault can happen and {}",
-                parts.join("; and ")
-            ))
-        }
-        _ => None,
+    let queue = &state.history.log.as_ref();
+    let in_queue = items_in_queue(world, state);
+    let unconsumed = queue.enqueued & !queue.consumed;
+    let names = |set: Items| -> Vec<String> { items(set).map(|item| item.to_string()).collect() };
+    let mut parts = Vec::new();
+    let gone = names(unconsumed & !in_queue);
+    if !gone.is_empty() {
+        let (item, was, is) = if gone.len() == 1 {
+            ("item", "was", "is")
+        } else {
+            ("items", "were", "are")
+        };
+        parts.push(format!(
+            "{item} {} {was} enqueued and {is} gone, never consumed",
+            crate::properties::and_list(&gone)
+        ));
     }
+    let stranded = names(unconsumed & in_queue);
+    let waiting = crate::properties::waiting(world, state);
+    if !stranded.is_empty() && !waiting.is_empty() {
+        parts.push(format!(
+            "{} {} {} still queued in {}, yet {} {} for an item forever",
+            if stranded.len() == 1 { "item" } else { "items" },
+            crate::properties::and_list(&stranded),
+            if stranded.len() == 1 { "is" } else { "are" },
+            world.directory(),
+            crate::properties::and_list(&waiting),
+            if waiting.len() == 1 { "waits" } else { "wait" }
+        ));
+    }
+    Some(format!(
+        "nothing but a fault can happen and {}",
+        parts.join("; and ")
+    ))
 }
 
 /// The queue's phases by name: a producer's put, a consumer's take, and a

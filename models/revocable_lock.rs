@@ -48,13 +48,11 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::contender::{Contender, Decision, Phase};
 use super::shared_lock::{self, SharedLock};
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::Promise;
 use crate::recipe::{is_connection_loss, Effects, Incarnation, Input, Recipe, Role};
 use crate::store::{
     data, ErrorCode, EventType, Op, OpResult, Path, Response, Store, WatchEvent, ANY_VERSION,
@@ -465,10 +463,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for RevocableLock {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// As the shared lock, and a waiting revoker lists again.
     const RENEWS: bool = true;
     const NAME: &'static str = "revocable_lock";
@@ -519,18 +513,37 @@ impl Catalogued for RevocableLock {
         RevocableLock::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<RevocableLock>>> {
+    fn properties() -> Vec<Promise<RevocableLock>> {
         vec![
-            Property::always("writer_exclusion", properties::writer_exclusion),
-            Property::always("resource_safety", properties::resource_safety),
-            Property::always("herd_avoidance", properties::herd_avoidance),
-            Property::always("no_orphan_no_deadlock", properties::no_orphan_no_deadlock),
-            Property::always("revoke_honoured", revoke_honoured),
-            Property::always("no_missed_revoke", no_missed_revoke),
-            Property::sometimes("writer_acquired", properties::writer_acquired),
-            Property::sometimes("waiter_woken", properties::waiter_woken),
-            Property::sometimes("revoke_seen", revoke_seen),
-            Property::sometimes("revoke_before_watch", revoke_before_watch),
+            Promise::writer_exclusion(),
+            Promise::resource_safety(),
+            Promise::herd_avoidance(),
+            Promise::no_orphan_no_deadlock(),
+            Promise::always(
+                "revoke_honoured",
+                "once nothing but a fault can happen, no holder that read `unlock` on its node \
+                 still holds",
+                revoke_honoured,
+                revoke_honoured_broken,
+            ),
+            Promise::always(
+                "no_missed_revoke",
+                "once nothing but a fault can happen, no holder's node says `unlock` unread",
+                no_missed_revoke,
+                no_missed_revoke_broken,
+            ),
+            Promise::writer_acquired(),
+            Promise::waiter_woken(),
+            Promise::sometimes(
+                "revoke_seen",
+                "some holder read a revoke on its node (revoke honoured is not vacuous)",
+                revoke_seen,
+            ),
+            Promise::sometimes(
+                "revoke_before_watch",
+                "some client read a revoke written before its watch was set (the race happened)",
+                revoke_before_watch,
+            ),
         ]
     }
 }
@@ -589,58 +602,64 @@ pub fn revoke_before_watch(_: &World<RevocableLock>, state: &WorldState<State>) 
         .any(|process| process.recipe.asked == Some(Asked::BeforeWatch))
 }
 
-/// The revocable lock's own properties broken, in words ([`Recipe::violation`]).
-fn violation(
-    world: &World<RevocableLock>,
-    run: Run<'_, RevocableLock>,
-    property: &str,
-) -> Option<String> {
-    let state = run.last();
-    let holding: Vec<usize> = (0..world.clients())
+/// The clients whose process lives and believes it holds.
+fn live_holders(world: &World<RevocableLock>, state: &WorldState<State>) -> Vec<usize> {
+    (0..world.clients())
         .filter(|&c| {
             state.processes[c].status != Status::Crashed && state.history.holding[c].is_some()
         })
-        .collect();
-    let node_of = |c: usize| {
-        state.processes[c]
-            .recipe
-            .lock
-            .node
-            .as_ref()
-            .map(|node| world.shared().dir().child(node).to_string())
-            .unwrap_or_else(|| "its node".into())
-    };
-    match property {
-        "revoke_honoured" if !revoke_honoured(world, state) => {
-            let c = *holding
-                .iter()
-                .find(|&&c| state.processes[c].recipe.asked.is_some())?;
-            Some(format!(
-                "nothing but a fault can happen and c{c} read `unlock` on {} but still believes it holds: \
-                 it keeps the lock forever",
-                node_of(c)
-            ))
-        }
-        "no_missed_revoke" if !no_missed_revoke(world, state) => {
-            let c = *holding.iter().find(|&&c| {
-                let recipe = &state.processes[c].recipe;
-                recipe.asked.is_none()
-                    && recipe.lock.node.as_ref().is_some_and(|node| {
-                        state
-                            .net
-                            .store
-                            .data(&world.shared().dir().child(node))
-                            .is_some_and(|data| data.as_deref() == Some(UNLOCK))
-                    })
-            })?;
-            Some(format!(
-                "nothing but a fault can happen and {} says `unlock`, but its holder c{c} never read it \
-                 (the revoke was written before its watch was set) and holds on",
-                node_of(c)
-            ))
-        }
-        _ => None,
-    }
+        .collect()
+}
+
+/// Client `c`'s lock node, in a violation's words.
+fn node_of(world: &World<RevocableLock>, state: &WorldState<State>, c: usize) -> String {
+    (state.processes[c].recipe.lock.node.as_ref())
+        .map(|node| world.shared().dir().child(node).to_string())
+        .unwrap_or_else(|| "its node".into())
+}
+
+/// Why `revoke_honoured` is broken, in words.
+fn revoke_honoured_broken(
+    world: &World<RevocableLock>,
+    run: Run<'_, RevocableLock>,
+) -> Option<String> {
+    let state = run.last();
+    let holding = live_holders(world, state);
+    let node_of = |c: usize| node_of(world, state, c);
+    let c = *holding
+        .iter()
+        .find(|&&c| state.processes[c].recipe.asked.is_some())?;
+    Some(format!(
+        "nothing but a fault can happen and c{c} read `unlock` on {} but still believes it holds: \
+         it keeps the lock forever",
+        node_of(c)
+    ))
+}
+
+/// Why `no_missed_revoke` is broken, in words.
+fn no_missed_revoke_broken(
+    world: &World<RevocableLock>,
+    run: Run<'_, RevocableLock>,
+) -> Option<String> {
+    let state = run.last();
+    let holding = live_holders(world, state);
+    let node_of = |c: usize| node_of(world, state, c);
+    let c = *holding.iter().find(|&&c| {
+        let recipe = &state.processes[c].recipe;
+        recipe.asked.is_none()
+            && recipe.lock.node.as_ref().is_some_and(|node| {
+                state
+                    .net
+                    .store
+                    .data(&world.shared().dir().child(node))
+                    .is_some_and(|data| data.as_deref() == Some(UNLOCK))
+            })
+    })?;
+    Some(format!(
+        "nothing but a fault can happen and {} says `unlock`, but its holder c{c} never read it \
+         (the revoke was written before its watch was set) and holds on",
+        node_of(c)
+    ))
 }
 
 /// The revocable lock's phases: the contender's, then the revoker's.

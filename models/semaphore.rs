@@ -139,13 +139,11 @@
 use std::fmt;
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::contender::{self, sequence_after, Contender};
 use super::lock;
 use crate::catalogued::{Catalogued, Docs};
 use crate::client::SessionEvent;
-use crate::properties;
+use crate::properties::{self, Promise};
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Observation, Recipe, Role, Token};
 use crate::store::{
     CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
@@ -865,10 +863,6 @@ impl fmt::Display for Command {
 }
 
 impl Catalogued for Semaphore {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// After `Expired` a holder has lost its lease and a pending `acquire`
     /// returns unacquired; once its library opened a new session the
     /// application may acquire again, under a GUID of that session.
@@ -923,15 +917,34 @@ impl Catalogued for Semaphore {
         )
     }
 
-    fn properties() -> Vec<Property<World<Semaphore>>> {
+    fn properties() -> Vec<Promise<Semaphore>> {
         vec![
-            Property::always("leases_within_limit", leases_within_limit),
-            Property::always("leases_granted", leases_granted),
-            Property::always("herd_avoidance", properties::herd_avoidance),
-            Property::always("no_orphan_no_deadlock", properties::no_orphan_no_deadlock),
-            Property::sometimes("leases_shared", leases_shared),
-            Property::sometimes("semaphore_full", semaphore_full),
-            Property::sometimes("waiter_woken", properties::waiter_woken),
+            Promise::always(
+                "leases_within_limit",
+                "at most max_leases clients believe they hold a lease",
+                leases_within_limit,
+                too_many_leases,
+            ),
+            Promise::always(
+                "leases_granted",
+                "every client that believes it holds a lease holds it by a live lease node among \
+                 the max_leases oldest",
+                leases_granted,
+                lease_not_granted,
+            ),
+            Promise::herd_avoidance(),
+            Promise::no_orphan_no_deadlock(),
+            Promise::sometimes(
+                "leases_shared",
+                "two clients held leases at once (the semaphore is not merely a lock)",
+                leases_shared,
+            ),
+            Promise::sometimes(
+                "semaphore_full",
+                "every lease was held while another client waited for one (the limit was reached)",
+                semaphore_full,
+            ),
+            Promise::waiter_woken(),
         ]
     }
 }
@@ -1017,55 +1030,52 @@ pub fn semaphore_full(world: &World<Semaphore>, state: &WorldState<State>) -> bo
         })
 }
 
-/// The semaphore's own properties broken, in words ([`Recipe::violation`]).
-fn violation(world: &World<Semaphore>, run: Run<'_, Semaphore>, property: &str) -> Option<String> {
+/// Why `leases_within_limit` is broken: who believes they hold a lease.
+fn too_many_leases(world: &World<Semaphore>, run: Run<'_, Semaphore>) -> Option<String> {
+    let max = world.shared().max_leases;
+    let names: Vec<String> = believers(run.last())
+        .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
+        .collect();
+    Some(format!(
+        "{} {} believe they hold a lease; the semaphore has {max} {}",
+        properties::and_list(&names),
+        if names.len() == 2 { "both" } else { "all" },
+        if max == 1 { "lease" } else { "leases" }
+    ))
+}
+
+/// Why `leases_granted` is broken: whose lease node is gone or behind.
+fn lease_not_granted(world: &World<Semaphore>, run: Run<'_, Semaphore>) -> Option<String> {
     let state = run.last();
     let max = world.shared().max_leases;
-    let leases = |n: usize| if n == 1 { "lease" } else { "leases" };
-    match property {
-        "leases_within_limit" if !leases_within_limit(world, state) => {
-            let names: Vec<String> = believers(state)
-                .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
-                .collect();
-            Some(format!(
-                "{} {} believe they hold a lease; the semaphore has {max} {}",
-                properties::and_list(&names),
-                if names.len() == 2 { "both" } else { "all" },
-                leases(usize::from(max))
-            ))
+    let (c, why) = ungranted(world, state).into_iter().next()?;
+    Some(match why {
+        NotGranted::Gone(node) => {
+            let session = if state.net.store.is_alive(state.net.session(c)) {
+                "its session lives"
+            } else {
+                "its session expired"
+            };
+            format!(
+                "c{c} believes it holds a lease by {node}, which the server no longer has \
+                 ({session})"
+            )
         }
-        "leases_granted" if !leases_granted(world, state) => {
-            let (c, why) = ungranted(world, state).into_iter().next()?;
-            Some(match why {
-                NotGranted::Gone(node) => {
-                    let session = if state.net.store.is_alive(state.net.session(c)) {
-                        "its session lives"
-                    } else {
-                        "its session expired"
-                    };
-                    format!(
-                        "c{c} believes it holds a lease by {node}, which the server no longer has \
-                         ({session})"
-                    )
-                }
-                NotGranted::Behind(node, older) => {
-                    let older: Vec<String> = older.iter().map(|name| name.to_string()).collect();
-                    format!(
-                        "c{c} believes it holds a lease by {node}, but {} older lease {} live \
-                         ({}) and the server's order grants only the first {max}",
-                        older.len(),
-                        if older.len() == 1 {
-                            "node is"
-                        } else {
-                            "nodes are"
-                        },
-                        older.join(", ")
-                    )
-                }
-            })
+        NotGranted::Behind(node, older) => {
+            let older: Vec<String> = older.iter().map(|name| name.to_string()).collect();
+            format!(
+                "c{c} believes it holds a lease by {node}, but {} older lease {} live \
+                 ({}) and the server's order grants only the first {max}",
+                older.len(),
+                if older.len() == 1 {
+                    "node is"
+                } else {
+                    "nodes are"
+                },
+                older.join(", ")
+            )
         }
-        _ => None,
-    }
+    })
 }
 
 #[cfg(test)]

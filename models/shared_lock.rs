@@ -40,15 +40,12 @@
 
 use std::sync::Arc;
 
-use stateright::Property;
-
 use super::contender::{decide_by, sequence_after, Contender, Pick};
 pub use super::contender::{Decision, Phase, State};
 use crate::catalogued::{Catalogued, Docs, NoParams};
-use crate::properties;
+use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::{Path, Store};
-use crate::world::World;
 
 /// The shared lock's variants.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -251,20 +248,20 @@ impl Catalogued for SharedLock {
         SharedLock::new(variant)
     }
 
-    fn properties() -> Vec<Property<World<SharedLock>>> {
+    fn properties() -> Vec<Promise<SharedLock>> {
         properties()
     }
 }
 
 /// What the shared lock promises, each `always` with its `sometimes` partner.
-pub fn properties<R: Recipe>() -> Vec<Property<World<R>>> {
+pub fn properties<R: Recipe>() -> Vec<Promise<R>> {
     vec![
-        Property::always("writer_exclusion", properties::writer_exclusion),
-        Property::always("herd_avoidance", properties::herd_avoidance),
-        Property::always("no_orphan_no_deadlock", properties::no_orphan_no_deadlock),
-        Property::sometimes("writer_acquired", properties::writer_acquired),
-        Property::sometimes("readers_share", properties::readers_share),
-        Property::sometimes("waiter_woken", properties::waiter_woken),
+        Promise::writer_exclusion(),
+        Promise::herd_avoidance(),
+        Promise::no_orphan_no_deadlock(),
+        Promise::writer_acquired(),
+        Promise::readers_share(),
+        Promise::waiter_woken(),
     ]
 }
 

@@ -53,10 +53,9 @@
 //!   `coordinator_notified`: the coordinator watches the sites' nodes,
 //!   decides, and writes the outcome into [`TX`], which the sites watch.
 
-use stateright::Property;
-
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
+use crate::properties::Promise;
 use crate::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use crate::store::{
     data, CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, ANY_VERSION,
@@ -795,10 +794,6 @@ impl std::fmt::Display for Command {
 }
 
 impl Catalogued for TwoPhaseCommit {
-    fn violation(world: &World<Self>, run: Run<'_, Self>, property: &str) -> Option<String> {
-        violation(world, run, property)
-    }
-
     /// Once its library opened a new session a participant that had not
     /// decided takes its part up again ([`TwoPhaseCommit::renewed`]).
     const RENEWS: bool = true;
@@ -873,16 +868,52 @@ impl Catalogued for TwoPhaseCommit {
         Ok(())
     }
 
-    fn properties() -> Vec<Property<World<TwoPhaseCommit>>> {
+    fn properties() -> Vec<Promise<TwoPhaseCommit>> {
         vec![
-            Property::always("agreement", agreement),
-            Property::always("validity", validity),
-            Property::always("termination", termination),
-            Property::always("live_sites_decide", live_sites_decide),
-            Property::sometimes("someone_committed", someone_committed),
-            Property::sometimes("someone_aborted", someone_aborted),
-            Property::sometimes("all_sites_decided", all_sites_decided),
-            Property::sometimes("failure_detected", failure_detected),
+            Promise::always(
+                "agreement",
+                "no two participants decide differently",
+                agreement,
+                agreement_broken,
+            ),
+            Promise::always(
+                "validity",
+                "a participant decides commit only if every site voted commit",
+                validity,
+                validity_broken,
+            ),
+            Promise::always(
+                "termination",
+                "once nothing but a fault can happen and no site failed, every site has decided",
+                termination,
+                termination_broken,
+            ),
+            Promise::always(
+                "live_sites_decide",
+                "once nothing but a fault can happen, every site that has not failed has decided",
+                live_sites_decide,
+                live_sites_decide_broken,
+            ),
+            Promise::sometimes(
+                "someone_committed",
+                "someone decided commit (agreement is not vacuous)",
+                someone_committed,
+            ),
+            Promise::sometimes(
+                "someone_aborted",
+                "someone decided abort (validity is not vacuous)",
+                someone_aborted,
+            ),
+            Promise::sometimes(
+                "all_sites_decided",
+                "every site decided (termination is not vacuous)",
+                all_sites_decided,
+            ),
+            Promise::sometimes(
+                "failure_detected",
+                "a site's failure was taken as its abort vote",
+                failure_detected,
+            ),
         ]
     }
 }
@@ -1024,48 +1055,69 @@ mod tests {
     }
 }
 
-/// Two-phase commit's own properties broken, in words ([`Recipe::violation`]).
-fn violation(
+/// The clients of `mask`, in words: `c0 and c2`.
+fn listed(world: &World<TwoPhaseCommit>, mask: u8) -> String {
+    let clients: Vec<String> = (0..world.clients())
+        .filter(|c| mask & (1 << c) != 0)
+        .map(|c| format!("c{c}"))
+        .collect();
+    crate::properties::and_list(&clients)
+}
+
+/// The sites that have not decided (only the live ones if `alive_only`),
+/// each with its phase.
+fn undecided(
+    world: &World<TwoPhaseCommit>,
+    state: &WorldState<State, Ledger>,
+    alive_only: bool,
+) -> String {
+    let sites: Vec<String> = sites(world)
+        .filter(|&site| !decided_now(state, site) && (!alive_only || site_alive(state, site)))
+        .map(|site| format!("c{site} ({})", state.processes[site].recipe))
+        .collect();
+    crate::properties::and_list(&sites)
+}
+
+/// Why `agreement` is broken: who decided what.
+fn agreement_broken(world: &World<TwoPhaseCommit>, run: Run<'_, TwoPhaseCommit>) -> Option<String> {
+    let decisions = &run.last().history.log.decisions;
+    Some(format!(
+        "{} decided commit and {} decided abort",
+        listed(world, decisions.commit),
+        listed(world, decisions.abort)
+    ))
+}
+
+/// Why `validity` is broken: who decided commit, and who never voted it.
+fn validity_broken(world: &World<TwoPhaseCommit>, run: Run<'_, TwoPhaseCommit>) -> Option<String> {
+    let log = &run.last().history.log;
+    Some(format!(
+        "{} decided commit, but {} never voted commit",
+        listed(world, log.decisions.commit),
+        listed(world, world.shared().sites & !log.votes.commit)
+    ))
+}
+
+/// Why `termination` is broken: who never decided.
+fn termination_broken(
     world: &World<TwoPhaseCommit>,
     run: Run<'_, TwoPhaseCommit>,
-    property: &str,
 ) -> Option<String> {
-    let state = run.last();
-    let clients = |mask: u8| -> Vec<String> {
-        (0..world.clients())
-            .filter(|c| mask & (1 << c) != 0)
-            .map(|c| format!("c{c}"))
-            .collect()
-    };
-    let list = |mask: u8| crate::properties::and_list(&clients(mask));
-    let undecided = |alive_only: bool| -> Vec<String> {
-        sites(world)
-            .filter(|&site| !decided_now(state, site) && (!alive_only || site_alive(state, site)))
-            .map(|site| format!("c{site} ({})", state.processes[site].recipe))
-            .collect()
-    };
-    let decisions = &state.history.log.decisions;
-    match property {
-        "agreement" if !agreement(world, state) => Some(format!(
-            "{} decided commit and {} decided abort",
-            list(decisions.commit),
-            list(decisions.abort)
-        )),
-        "validity" if !validity(world, state) => Some(format!(
-            "{} decided commit, but {} never voted commit",
-            list(decisions.commit),
-            list(world.shared().sites & !state.history.log.votes.commit)
-        )),
-        "termination" if !termination(world, state) => Some(format!(
-            "nothing but a fault can happen, no site failed, and {} never decided",
-            crate::properties::and_list(&undecided(false))
-        )),
-        "live_sites_decide" if !live_sites_decide(world, state) => Some(format!(
-            "nothing but a fault can happen and {}, alive, never decided: blocked",
-            crate::properties::and_list(&undecided(true))
-        )),
-        _ => None,
-    }
+    Some(format!(
+        "nothing but a fault can happen, no site failed, and {} never decided",
+        undecided(world, run.last(), false)
+    ))
+}
+
+/// Why `live_sites_decide` is broken: which live sites are blocked.
+fn live_sites_decide_broken(
+    world: &World<TwoPhaseCommit>,
+    run: Run<'_, TwoPhaseCommit>,
+) -> Option<String> {
+    Some(format!(
+        "nothing but a fault can happen and {}, alive, never decided: blocked",
+        undecided(world, run.last(), true)
+    ))
 }
 
 /// The phases by name, in declaration order: what a check's coverage

@@ -21,6 +21,7 @@ use crate::catalogued::{command_name, Catalogued, Docs, Params, Visit};
 use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
 use crate::properties::termination::Termination;
+use crate::properties::{Declared, Promise};
 use crate::recipe::Recipe;
 use crate::shrink::Shrunk;
 use crate::simulate::{SimulateOptions, Walk, WalkProgress};
@@ -113,8 +114,8 @@ pub trait AnyRecipe: Sync {
     /// The parts a fault can aim at, by name with meaning
     /// ([`World::parts`]).
     fn parts(&self) -> Vec<(&'static str, &'static str)>;
-    /// Each property with whether it is an `always` (else a `sometimes`).
-    fn properties(&self) -> Vec<(&'static str, bool)>;
+    /// Each property it promises, in its order ([`Catalogued::properties`]).
+    fn properties(&self) -> Vec<Declared>;
     /// [`Catalogued::check_scripts`] on scripts of command names.
     fn check_scripts(&self, scripts: &[Vec<&'static str>]) -> Result<(), String>;
     /// Reads a `[params]` table and [`Catalogued::check_params`] it: on
@@ -298,7 +299,6 @@ impl<R: Catalogued> Entry<R> {
             store: setting.store,
             tree: setting.tree.to_vec(),
             properties: R::properties,
-            explain: R::violation,
         }
     }
 }
@@ -337,11 +337,8 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
         World::<R>::parts()
     }
 
-    fn properties(&self) -> Vec<(&'static str, bool)> {
-        R::properties()
-            .iter()
-            .map(|p| (p.name, matches!(p.expectation, Expectation::Always)))
-            .collect()
+    fn properties(&self) -> Vec<Declared> {
+        R::properties().iter().map(Promise::declared).collect()
     }
 
     fn check_scripts(&self, scripts: &[Vec<&'static str>]) -> Result<(), String> {

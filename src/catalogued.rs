@@ -11,9 +11,9 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::properties::Promise;
 use crate::recipe::Recipe;
 use crate::world::faults::{FaultBudget, Kind};
-use crate::world::World;
 
 /// Limits on what a scenario may ask of a recipe's group, so that every
 /// question stays answerable by an exhaustive search on a laptop: at most
@@ -70,7 +70,8 @@ pub trait Catalogued: Recipe {
     /// [`Catalogued::check_scripts`] accepted.
     fn build(variant: Self::Variant, params: &Self::Params, scripts: &[Vec<Self::Command>])
         -> Self;
-    fn properties() -> Vec<stateright::Property<World<Self>>>;
+    /// What it promises, each declared once ([`Promise`]).
+    fn properties() -> Vec<Promise<Self>>;
 
     /// Whether the scripts make a group the recipe can run (a two-phase commit
     /// needs exactly one coordinator), and what was expected if not.
@@ -101,19 +102,6 @@ pub trait Catalogued: Recipe {
     /// A recipe that does not stops at `Expired` and is refused a renewing
     /// scenario rather than be judged as if it had been written for one.
     const RENEWS: bool = false;
-
-    /// Why the last state of `run` (a counterexample) breaks this recipe's
-    /// own `property`, in words: who believes what, which item went twice,
-    /// who waits forever on which node. The properties
-    /// [`crate::properties`] shares are told there. `None` if the state does
-    /// not break it.
-    fn violation(
-        _world: &World<Self>,
-        _run: crate::world::Run<'_, Self>,
-        _property: &str,
-    ) -> Option<String> {
-        None
-    }
 }
 
 /// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how

@@ -112,7 +112,7 @@ impl<R: Recipe> Explored<R> {
     /// `world` explored with the `asked` reductions, as far as it allows
     /// each.
     pub fn new(world: World<R>, asked: Reductions) -> Explored<R> {
-        let properties = Arc::new((world.properties)());
+        let properties = Arc::new(Model::properties(&world));
         assert!(
             properties.len() <= MAX_PROPERTIES,
             "at most {MAX_PROPERTIES} properties a recipe"

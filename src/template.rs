@@ -7,8 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::catalogue::AnyRecipe;
-use crate::properties;
-use crate::properties::termination::{DEPTH_BOUND_DEFAULT, DEPTH_BOUND_MAX, TERMINATES};
+use crate::properties::termination::{self, DEPTH_BOUND_DEFAULT, DEPTH_BOUND_MAX};
 use crate::world::faults::{FaultBudget, Kind, DECLARATIONS};
 
 /// The text of a new scenario file for `recipe`, described as `description`.
@@ -92,22 +91,20 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
 
     out.push_str("\n[expect]    # every property: always-properties holds | violated, sometimes-properties reached | unreached\n");
     let properties = recipe.properties();
-    let width = properties
-        .iter()
-        .map(|(name, _)| name.len())
-        .chain([TERMINATES.len()])
-        .max()
-        .unwrap_or(0);
     // Every recipe's liveness property, optional in a file (holds if not
     // given), listed so that nobody has to know of it.
-    let every = (TERMINATES, true);
-    for (name, always) in properties.iter().chain([&every]) {
-        let (verdict, kind) = if *always {
+    let every = [termination::DECLARED];
+    let width = (properties.iter().chain(&every))
+        .map(|declared| declared.name.len())
+        .max()
+        .unwrap_or(0);
+    for declared in properties.iter().chain(&every) {
+        let (verdict, kind) = if declared.always {
             ("\"holds\"", "always")
         } else {
             ("\"reached\"", "sometimes")
         };
-        let meaning = properties::meaning(name).unwrap_or("(not described)");
+        let (name, meaning) = (declared.name, declared.meaning);
         let _ = writeln!(out, "{name:<width$} = {verdict:<10} # {kind}: {meaning}");
     }
     out

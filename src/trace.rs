@@ -39,7 +39,7 @@ pub struct Trace {
     /// Whether nothing but a fault can happen in the last state.
     pub quiescent: bool,
     /// The verdict in words on the last state: for an `always`, who believes
-    /// what ([`crate::properties::violation`]); for a `sometimes`, what was
+    /// what ([`crate::properties::Promise::violation`]); for a `sometimes`, what was
     /// reached.
     pub verdict: Option<String>,
     /// The last state in brief ([`picture`]): the znode tree, and each
@@ -242,14 +242,14 @@ impl fmt::Display for Trace {
     }
 }
 
-/// What a counterexample says of a broken property that neither
-/// [`crate::properties::violation`] nor its recipe can tell in words.
-pub const UNTOLD: &str = "(no words for how: see Recipe::violation)";
+/// What a counterexample says of a broken property whose promise has no
+/// words for the state ([`crate::properties::Promise::violation`]).
+pub const UNTOLD: &str = "(no words for how: its promise gave none)";
 
 /// A discovery in words: an `always` broken (who believes what), or a
 /// `sometimes` reached (what its meaning says happened).
 fn verdict<R: Recipe>(world: &World<R>, property: &Property<World<R>>, run: Run<'_, R>) -> String {
-    let meaning = crate::properties::meaning(property.name);
+    let meaning = crate::properties::promise(world, property.name).map(|promise| promise.meaning);
     match property.expectation {
         Expectation::Sometimes => format!(
             "REACHED {}: {}",

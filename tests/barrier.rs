@@ -366,7 +366,6 @@ mod barrier {
             scripts,
             <Barrier as Catalogued>::properties,
         )
-        .explained(<Barrier as Catalogued>::violation)
         .with_budget(budget)
     }
 
@@ -1121,7 +1120,6 @@ mod double_barrier {
             scripts,
             <DoubleBarrier as Catalogued>::properties,
         )
-        .explained(<DoubleBarrier as Catalogued>::violation)
         .with_budget(budget)
     }
 

@@ -8,7 +8,7 @@
 //! counterexamples are read from the snapshots under `snapshots/`, so the
 //! command and `tests/scenarios.rs` must agree.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+use zoocheck::properties::termination;
+use zoocheck::properties::Declared;
 
 const PAUSE_EXPIRE: &str = "scenarios/lock/guid_pause_expire.toml";
 const TWO_CLIENTS: &str = "scenarios/lock/guid_2_clients.toml";
@@ -1857,10 +1859,10 @@ fn every_variant_command_and_property_is_described() {
             "{}: commands described",
             recipe.name()
         );
-        for (name, _) in &recipe.properties() {
+        for declared in &recipe.properties() {
             assert!(
-                zoocheck::properties::meaning(name).is_some(),
-                "{}: property {name} has no meaning in properties::MEANINGS",
+                !declared.meaning.is_empty() && declared.name != termination::TERMINATES,
+                "{}: property {declared:?}",
                 recipe.name()
             );
         }
@@ -1874,17 +1876,22 @@ fn every_variant_command_and_property_is_described() {
             }
         }
     }
-    // No meaning is left over from a property that no recipe has
-    // (`terminates` is every recipe's, checked by the world itself).
-    let recipes = zoocheck::catalogue::all();
-    for (name, _) in zoocheck::properties::MEANINGS {
-        assert!(
-            *name == zoocheck::properties::termination::TERMINATES
-                || recipes
-                    .iter()
-                    .any(|recipe| recipe.properties().iter().any(|(p, _)| p == name)),
-            "{name} is described but no recipe has it"
-        );
+    // A property's name means the same, and is of the same kind, in every
+    // recipe that has it.
+    let mut declared: BTreeMap<&str, (Declared, &str)> = BTreeMap::new();
+    for recipe in zoocheck::catalogue::all() {
+        for property in recipe.properties() {
+            let (first, by) = *declared
+                .entry(property.name)
+                .or_insert((property, recipe.name()));
+            assert_eq!(
+                property,
+                first,
+                "{}'s {} and {by}'s",
+                recipe.name(),
+                property.name
+            );
+        }
     }
 }
 
@@ -1914,7 +1921,11 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         directories
     );
     let lock = &recipes[0];
-    let properties: Vec<&str> = lock.properties().iter().map(|(name, _)| *name).collect();
+    let properties: Vec<&str> = lock
+        .properties()
+        .iter()
+        .map(|declared| declared.name)
+        .collect();
     assert_eq!(properties, LOCK_PROPERTIES[..6]);
     // Each recipe: its summary, then each variant, command and property on
     // a line of its own with what it means.
@@ -1961,10 +1972,16 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         assert_eq!(lines[at], "  properties:");
         at += 1;
         // The recipe's own properties, then every recipe's `terminates`.
-        let kinds = |(name, always)| (name, if always { "always" } else { "sometimes" });
-        let every = ("terminates", "liveness");
-        for (name, kind) in recipe.properties().into_iter().map(kinds).chain([every]) {
-            let meaning = zoocheck::properties::meaning(name).unwrap();
+        let kinds = |declared: Declared| {
+            let kind = if declared.always {
+                "always"
+            } else {
+                "sometimes"
+            };
+            (declared.name, kind, declared.meaning)
+        };
+        let every = ("terminates", "liveness", termination::DECLARED.meaning);
+        for (name, kind, meaning) in recipe.properties().into_iter().map(kinds).chain([every]) {
             assert!(
                 lines[at].starts_with(&format!("    {name} ({kind}) "))
                     && lines[at].ends_with(meaning),
@@ -2145,9 +2162,9 @@ fn new_writes_a_scenario_that_loads_for_every_recipe() {
             );
         }
         // Every property, and every recipe's `terminates` with its depth bound.
-        let every = ("terminates", true);
-        for (name, _) in recipe.properties().iter().chain([&every]) {
-            let meaning = zoocheck::properties::meaning(name).unwrap();
+        for Declared { name, meaning, .. } in
+            recipe.properties().iter().chain([&termination::DECLARED])
+        {
             let line = text
                 .lines()
                 .find(|line| line.starts_with(&format!("{name} ")))

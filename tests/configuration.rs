@@ -193,7 +193,6 @@ fn world(variant: Variant) -> World<Configuration> {
         vec![vec![Command::Write], vec![Command::Read]],
         <Configuration as Catalogued>::properties,
     )
-    .explained(<Configuration as Catalogued>::violation)
 }
 
 fn walk(world: &World<Configuration>, actions: &[Action]) -> WorldState<State> {

@@ -952,7 +952,6 @@ fn world(variant: Variant, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> W
         scripts,
         <Election as Catalogued>::properties,
     )
-    .explained(<Election as Catalogued>::violation)
     .with_budget(budget)
 }
 

@@ -259,7 +259,6 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Members
         vec![vec![Command::Join]; clients],
         <Membership as Catalogued>::properties,
     )
-    .explained(<Membership as Catalogued>::violation)
     .with_budget(budget)
 }
 

@@ -1017,9 +1017,7 @@ fn a_priority_consumer_reports_its_choice() {
 // ---------------------------------------------------------------------------
 
 fn world<R: Catalogued>(recipe: R, scripts: Vec<Vec<R::Command>>, budget: FaultBudget) -> World<R> {
-    World::new(recipe, scripts, <R as Catalogued>::properties)
-        .explained(<R as Catalogued>::violation)
-        .with_budget(budget)
+    World::new(recipe, scripts, <R as Catalogued>::properties).with_budget(budget)
 }
 
 /// Client `client` is invoked, its request served and the reply read.

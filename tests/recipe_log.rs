@@ -3,9 +3,9 @@
 //! property over that log and the words its trace lines carry all live
 //! beside it, and nothing the world shares knows of them.
 
-use stateright::Property;
 use zoocheck::check::{check_world, CheckOptions, Expected, Verdict};
 use zoocheck::faults::{FaultBudget, Kind};
+use zoocheck::properties::Promise;
 use zoocheck::recipe::{ClientId, Effects, Incarnation, Input, Log, Recipe, Witness};
 use zoocheck::store::{CreateMode, Op, OpResult, Path};
 use zoocheck::world::{Run, World, WorldState};
@@ -161,8 +161,8 @@ impl Recipe for Receipts {
 }
 
 /// Why a receipt was never confirmed, in words: the world tells its run with
-/// it ([`World::explained`]).
-fn violation(world: &World<Receipts>, run: Run<'_, Receipts>, property: &str) -> Option<String> {
+/// it (the promise's words).
+fn unconfirmed(world: &World<Receipts>, run: Run<'_, Receipts>) -> Option<String> {
     let ledger = run.last().history.log;
     let unconfirmed = ledger.stored & !ledger.confirmed;
     let client = (0..world.clients()).find(|client| unconfirmed & (1 << client) != 0)?;
@@ -170,8 +170,9 @@ fn violation(world: &World<Receipts>, run: Run<'_, Receipts>, property: &str) ->
         .facts()
         .find(|(_, c, fact)| *c == client && **fact == Fact::Stored);
     let (step, _, _) = stored_at?;
-    (property == "every_receipt_confirmed")
-        .then(|| format!("c{client}'s receipt was stored at step {step} and c{client} never knew"))
+    Some(format!(
+        "c{client}'s receipt was stored at step {step} and c{client} never knew"
+    ))
 }
 
 /// In a state where nothing but a fault can happen, every receipt the
@@ -186,14 +187,14 @@ fn receipts(budget: FaultBudget) -> World<Receipts> {
         dir: Path::new("/receipts"),
     };
     let properties = || {
-        vec![Property::always(
+        vec![Promise::always(
             "every_receipt_confirmed",
+            "once nothing but a fault can happen, every stored receipt was confirmed",
             every_receipt_confirmed,
+            unconfirmed,
         )]
     };
-    World::new(recipe, vec![vec![Write]; 2], properties)
-        .explained(violation)
-        .with_budget(budget)
+    World::new(recipe, vec![vec![Write]; 2], properties).with_budget(budget)
 }
 
 #[test]

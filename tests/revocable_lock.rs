@@ -1132,7 +1132,6 @@ fn revocable_world(variant: Variant, scripts: Vec<Vec<Command>>) -> World<Revoca
         scripts,
         <RevocableLock as Catalogued>::properties,
     )
-    .explained(<RevocableLock as Catalogued>::violation)
 }
 
 fn node_data(state: &WorldState<State>, name: &str) -> Option<Data> {
@@ -1247,7 +1246,6 @@ fn shared_world(scripts: Vec<Vec<shared_lock::Command>>) -> World<SharedLock> {
         scripts,
         <SharedLock as Catalogued>::properties,
     )
-    .explained(<SharedLock as Catalogued>::violation)
 }
 
 #[test]

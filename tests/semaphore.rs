@@ -1088,7 +1088,6 @@ fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Semapho
         scripts,
         <Semaphore as Catalogued>::properties,
     )
-    .explained(<Semaphore as Catalogued>::violation)
     .with_budget(budget)
 }
 

@@ -627,7 +627,6 @@ fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPh
         scripts,
         <TwoPhaseCommit as Catalogued>::properties,
     )
-    .explained(<TwoPhaseCommit as Catalogued>::violation)
     .with_budget(budget)
 }
 

@@ -2,9 +2,10 @@
 //! that replays to it (never as a verdict, never as a bare "a thread
 //! panicked"), and a replayed action is taken only where it is enabled.
 
-use stateright::{Model, Property};
+use stateright::Model;
 use zoocheck::check::{check_world, CheckOptions, Expected, Judgement, Limit, Verdict};
 use zoocheck::faults::{Fault, FaultBudget, Kind};
+use zoocheck::properties::Promise;
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::simulate::{simulate_world, SimulateOptions};
 use zoocheck::store::{CreateMode, Op, Path};
@@ -75,8 +76,12 @@ fn someone_done(_: &World<Brittle>, state: &WorldState<u8>) -> bool {
     state.processes.iter().any(|process| process.recipe == 2)
 }
 
-fn properties() -> Vec<Property<World<Brittle>>> {
-    vec![Property::sometimes("someone_done", someone_done)]
+fn properties() -> Vec<Promise<Brittle>> {
+    vec![Promise::sometimes(
+        "someone_done",
+        "some client finished",
+        someone_done,
+    )]
 }
 
 fn brittle(budget: FaultBudget) -> World<Brittle> {
@@ -264,8 +269,13 @@ fn limits_hold_after_every_property_is_found() {
     };
     let world = World::new(recipe, vec![vec![Go; 3]; 3], || {
         vec![
-            Property::always("c1_writes_at_most_once", c1_writes_at_most_once),
-            Property::sometimes("someone_wrote", someone_wrote),
+            Promise::always(
+                "c1_writes_at_most_once",
+                "c1 writes at most once",
+                c1_writes_at_most_once,
+                |_, _| None,
+            ),
+            Promise::sometimes("someone_wrote", "some client wrote", someone_wrote),
         ]
     });
     let expect = [
@@ -319,7 +329,14 @@ fn a_panic_in_a_propertys_condition_is_reported_on_any_number_of_threads() {
                 dir: Path::new("/scribbles"),
             },
             vec![vec![Go; 3]; 3],
-            || vec![Property::always("reads_too_far", reads_too_far)],
+            || {
+                vec![Promise::always(
+                    "reads_too_far",
+                    "a condition that reads past the clients",
+                    reads_too_far,
+                    |_, _| None,
+                )]
+            },
         );
         let options = CheckOptions {
             threads,
@@ -404,8 +421,9 @@ fn a_recipe_that_loops_within_one_step_is_reported_as_a_panic_not_a_hang() {
         },
         vec![vec![Go]],
         || {
-            vec![Property::sometimes(
+            vec![Promise::sometimes(
                 "done",
+                "the recipe reached its last state",
                 |_: &World<Insistent>, state: &WorldState<u8>| state.processes[0].recipe == 2,
             )]
         },

@@ -62,7 +62,7 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
             .chain(recipe.params())
             .chain(&parts)
             .map(|(name, _)| name.len())
-            .chain(properties.iter().map(|(name, _)| name.len() + 12))
+            .chain(properties.iter().map(|(name, _, _)| name.len() + 12))
             .max()
             .unwrap_or(0);
         outln!("  variants (the first is the reference):");
@@ -84,9 +84,8 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
             outln!("    {name:<width$}  {meaning}");
         }
         outln!("  properties:");
-        for (name, kind) in &properties {
+        for (name, kind, meaning) in &properties {
             let named = format!("{name} ({kind})");
-            let meaning = zoocheck::properties::meaning(name).unwrap_or("");
             outln!("    {named:<width$}  {meaning}");
         }
         outln!("");
@@ -122,13 +121,18 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
     }
 }
 
-/// A recipe's properties with their kinds (`always`, `sometimes`), then
-/// every recipe's liveness property, `terminates` (optional in `[expect]`).
-fn listed_properties(recipe: &dyn AnyRecipe) -> Vec<(&'static str, &'static str)> {
+/// A recipe's properties with their kinds (`always`, `sometimes`) and
+/// meanings, then every recipe's liveness property, `terminates` (optional
+/// in `[expect]`).
+fn listed_properties(recipe: &dyn AnyRecipe) -> Vec<(&'static str, &'static str, &'static str)> {
     let kind = |always| if always { "always" } else { "sometimes" };
     (recipe.properties().into_iter())
-        .map(|(name, always)| (name, kind(always)))
-        .chain([(termination::TERMINATES, "liveness")])
+        .map(|declared| (declared.name, kind(declared.always), declared.meaning))
+        .chain([(
+            termination::TERMINATES,
+            "liveness",
+            termination::DECLARED.meaning,
+        )])
         .collect()
 }
 
@@ -217,10 +221,10 @@ impl<'a> JsonList<'a> {
                     parts: named(&recipe.parts()),
                     properties: listed_properties(*recipe)
                         .into_iter()
-                        .map(|(name, kind)| JsonListedProperty {
+                        .map(|(name, kind, meaning)| JsonListedProperty {
                             name,
                             kind,
-                            meaning: zoocheck::properties::meaning(name).unwrap_or(""),
+                            meaning,
                         })
                         .collect(),
                 })

@@ -95,8 +95,8 @@ pub(crate) fn replay(path: &Path, zk: Option<&str>) -> Result<ExitCode, UsageErr
             recipe
                 .properties()
                 .into_iter()
-                .find(|(name, _)| *name == saved.property)
-                .map(|(_, always)| always)
+                .find(|declared| declared.name == saved.property)
+                .map(|declared| declared.always)
         });
         let Some(always) = kind else {
             return Err(field(

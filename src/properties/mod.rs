@@ -1,10 +1,18 @@
 //! The property library: what recipes promise, as conditions on a world state.
 //!
-//! Each is a plain function of the model and a state, read from the state's
+//! A property is declared once, as a [`Promise`]: its name, what it means,
+//! whether it must always hold or be reached, its condition, and for an
+//! `always` the words of a violation. A condition is a plain function of the
+//! model and a state, read from the state's
 //! [`History`](crate::world::History) and the store, never from messages still
-//! in flight. A recipe lists the ones it promises, each `always` with a
+//! in flight. A recipe lists the promises it makes
+//! ([`crate::catalogued::Catalogued::properties`]), each `always` with a
 //! `sometimes` partner that proves the interesting part happened (a mutual
-//! exclusion that holds because nobody ever acquired proves nothing).
+//! exclusion that holds because nobody ever acquired proves nothing). The
+//! ones several recipes share are declared here ([`Promise::mutual_exclusion`]
+//! and the others); a recipe's own are declared in its file.
+
+pub use crate::world::promise::{Condition, Declared, Explain, Kind, Promise};
 
 use crate::recipe::{Observation, Recipe};
 use crate::world::{Run, Status, World, WorldState};
@@ -115,191 +123,208 @@ pub fn waiter_woken<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log
     state.history.woken
 }
 
-/// What each property of the catalogue promises, in one line: `list` and
-/// `new` print it, and a counterexample to a `sometimes` property says it
-/// was reached with it. Names mean the same in every recipe that has them.
-pub const MEANINGS: &[(&str, &str)] = &[
-    // Locks and election.
-    ("mutual_exclusion", "at most one client believes it holds the lock"),
-    ("one_leader", "at most one client believes it leads"),
-    ("writer_exclusion", "a client holding the write lock is the only holder (readers may share)"),
-    ("resource_safety", "the protected resource never takes a write from a holder older than one whose write it already took"),
-    ("herd_avoidance", "no znode deletion wakes more than one waiting client"),
-    ("no_orphan_no_deadlock", "once nothing but a fault can happen, no client still waits and no live session owns a node its client does not want"),
-    ("someone_acquired", "some client acquired the lock (mutual exclusion is not vacuous)"),
-    ("someone_elected", "some client was elected (one leader is not vacuous)"),
-    ("writer_acquired", "some client held the write lock (writer exclusion is not vacuous)"),
-    ("readers_share", "two readers held the lock at once (the shared lock does share)"),
-    ("waiter_woken", "a waiting client was woken by a watch (herd avoidance is not vacuous)"),
-    ("revoke_honoured", "once nothing but a fault can happen, no holder that read `unlock` on its node still holds"),
-    ("no_missed_revoke", "once nothing but a fault can happen, no holder's node says `unlock` unread"),
-    ("revoke_seen", "some holder read a revoke on its node (revoke honoured is not vacuous)"),
-    ("revoke_before_watch", "some client read a revoke written before its watch was set (the race happened)"),
-    ("leader_exists", "once nothing but a fault can happen, the owner of the smallest live node believes it leads"),
-    ("acknowledged_leader_is_smallest", "while the acknowledgement exists, its creator owns the smallest live election node"),
-    ("leader_acknowledged", "a leader acknowledged its leadership (the acknowledgement's truth is not vacuous)"),
-    // Barriers.
-    ("no_early_pass", "no client passes while the barrier node exists"),
-    ("waiters_proceed", "once nothing but a fault can happen and the barrier is gone, no live client still waits"),
-    ("someone_passed", "some client passed the barrier (no early pass is not vacuous)"),
-    ("enter_safety", "no process computes before the threshold of processes has entered"),
-    ("leave_safety", "no process finishes leaving while another is still in the barrier"),
-    ("no_deadlock", "once nothing but a fault can happen, no live process still waits (unless the barrier can no longer fill)"),
-    ("someone_computes", "some process started computing (enter safety is not vacuous)"),
-    ("someone_left", "some process left (leave safety is not vacuous)"),
-    // Queues.
-    ("consumed_once", "no item is handed to an application twice"),
-    ("no_item_lost", "once nothing but a fault can happen, every enqueued item was consumed or can still be"),
-    ("producer_order", "each consumer gets a producer's items in the order they were produced"),
-    ("item_consumed", "some consumer took an item (consumed once is not vacuous)"),
-    ("all_consumed", "every item enqueued was consumed (no item lost is not vacuous)"),
-    ("two_of_one_producer", "a consumer took two items of one producer (producer order is not vacuous)"),
-    ("highest_priority_first", "no consumer chooses an item while it knows of a queued one of higher priority"),
-    ("priority_jumped", "a take went ahead of an older item of lower priority (the priority mattered)"),
-    // Two-phase commit.
-    ("agreement", "no two participants decide differently"),
-    ("validity", "a participant decides commit only if every site voted commit"),
-    ("termination", "once nothing but a fault can happen and no site failed, every site has decided"),
-    ("live_sites_decide", "once nothing but a fault can happen, every site that has not failed has decided"),
-    ("someone_committed", "someone decided commit (agreement is not vacuous)"),
-    ("someone_aborted", "someone decided abort (validity is not vacuous)"),
-    ("all_sites_decided", "every site decided (termination is not vacuous)"),
-    ("failure_detected", "a site's failure was taken as its abort vote"),
-    // Group membership and configuration.
-    ("views_list_only_joined", "no member's view lists a process that never joined"),
-    ("views_follow_the_group", "once nothing but a fault can happen, every live member's view is exactly the live members"),
-    ("member_sees_another", "some member's view lists another member (views list only joined is not vacuous)"),
-    ("view_dropped_a_member", "some member saw another leave (views follow the group is not vacuous)"),
-    ("readers_hold_the_last_value", "once nothing but a fault can happen, every live reader holds the configuration's value"),
-    ("reader_saw_an_update", "a reader read a value other than the one it held (a write reached a reader)"),
-    // The semaphore.
-    ("leases_within_limit", "at most max_leases clients believe they hold a lease"),
-    ("leases_granted", "every client that believes it holds a lease holds it by a live lease node among the max_leases oldest"),
-    ("leases_shared", "two clients held leases at once (the semaphore is not merely a lock)"),
-    ("semaphore_full", "every lease was held while another client waited for one (the limit was reached)"),
-    // Every recipe.
-    ("terminates", "every fair run ends: no client's recipe loops forever"),
-];
+/// The promises several recipes make.
+impl<R: Recipe> Promise<R> {
+    pub fn mutual_exclusion() -> Promise<R> {
+        Promise::always(
+            "mutual_exclusion",
+            "at most one client believes it holds the lock",
+            mutual_exclusion,
+            mutual_exclusion_broken,
+        )
+    }
 
-/// What `property` promises ([`MEANINGS`]).
-pub fn meaning(property: &str) -> Option<&'static str> {
-    MEANINGS
-        .iter()
-        .find(|(name, _)| *name == property)
-        .map(|(_, meaning)| *meaning)
+    pub fn writer_exclusion() -> Promise<R> {
+        Promise::always(
+            "writer_exclusion",
+            "a client holding the write lock is the only holder (readers may share)",
+            writer_exclusion,
+            writer_exclusion_broken,
+        )
+    }
+
+    pub fn resource_safety() -> Promise<R> {
+        Promise::always(
+            "resource_safety",
+            "the protected resource never takes a write from a holder older than one whose \
+             write it already took",
+            resource_safety,
+            resource_safety_broken,
+        )
+    }
+
+    pub fn herd_avoidance() -> Promise<R> {
+        Promise::always(
+            "herd_avoidance",
+            "no znode deletion wakes more than one waiting client",
+            herd_avoidance,
+            herd_avoidance_broken,
+        )
+    }
+
+    pub fn no_orphan_no_deadlock() -> Promise<R> {
+        Promise::always(
+            "no_orphan_no_deadlock",
+            "once nothing but a fault can happen, no client still waits and no live session \
+             owns a node its client does not want",
+            no_orphan_no_deadlock,
+            no_orphan_no_deadlock_broken,
+        )
+    }
+
+    pub fn someone_acquired() -> Promise<R> {
+        Promise::sometimes(
+            "someone_acquired",
+            "some client acquired the lock (mutual exclusion is not vacuous)",
+            someone_acquired,
+        )
+    }
+
+    pub fn writer_acquired() -> Promise<R> {
+        Promise::sometimes(
+            "writer_acquired",
+            "some client held the write lock (writer exclusion is not vacuous)",
+            writer_acquired,
+        )
+    }
+
+    pub fn readers_share() -> Promise<R> {
+        Promise::sometimes(
+            "readers_share",
+            "two readers held the lock at once (the shared lock does share)",
+            readers_share,
+        )
+    }
+
+    pub fn waiter_woken() -> Promise<R> {
+        Promise::sometimes(
+            "waiter_woken",
+            "a waiting client was woken by a watch (herd avoidance is not vacuous)",
+            waiter_woken,
+        )
+    }
+}
+
+/// The promise of `world` called `property`, if it makes one.
+pub fn promise<R: Recipe>(world: &World<R>, property: &str) -> Option<Promise<R>> {
+    (world.properties)()
+        .into_iter()
+        .find(|promise| promise.name == property)
 }
 
 /// Why the last state of `run` breaks `property`, in words: who believes
-/// what. The properties this module defines are told here, a recipe's own by
-/// [`Recipe::violation`]; `None` if neither knows the property or the state
-/// does not break it.
+/// what ([`Promise::violation`]). `None` if the world makes no such promise,
+/// the state does not break it, or its promise has no words for it.
 pub fn violation<R: Recipe>(world: &World<R>, run: Run<'_, R>, property: &str) -> Option<String> {
+    promise(world, property)?.violation(world, run)
+}
+
+/// The holders of `state`, each with its tenure.
+fn holders<S, L>(
+    state: &WorldState<S, L>,
+) -> impl Iterator<Item = (usize, crate::world::Tenure)> + '_ {
+    (state.history.holding.iter().enumerate())
+        .filter_map(|(c, tenure)| tenure.map(|tenure| (c, tenure)))
+}
+
+fn mutual_exclusion_broken<R: Recipe>(_: &World<R>, run: Run<'_, R>) -> Option<String> {
     let state = run.last();
-    let holders = || {
-        state
-            .history
-            .holding
-            .iter()
-            .enumerate()
-            .filter_map(|(c, tenure)| tenure.map(|tenure| (c, tenure)))
-    };
-    let tenure_words = |c: usize, tenure: crate::world::Tenure| {
-        format!(
-            "c{c} {} (token {})",
-            tenure.role.phrase(false),
-            tenure.token
-        )
-    };
-    match property {
-        "mutual_exclusion" | "one_leader" if !mutual_exclusion(world, state) => {
-            let names: Vec<String> = holders()
-                .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
-                .collect();
-            let role = holders().next()?.1.role;
-            Some(format!(
-                "{} {} believe they {}",
-                and_list(&names),
-                if names.len() == 2 { "both" } else { "all" },
-                role.phrase(true)
-            ))
-        }
-        "writer_exclusion" if !writer_exclusion(world, state) => {
-            let each: Vec<String> = holders().map(|(c, t)| tenure_words(c, t)).collect();
-            Some(format!(
-                "a writer is not the only holder: {}",
-                each.join("; ")
-            ))
-        }
-        "resource_safety" if !resource_safety(world, state) => {
-            // The step that broke it: the write that landed late.
-            let step = run.first_step(|state| state.history.resource.interleaved)?;
-            let late = run
-                .observations()
-                .find(|(at, _, seen)| *at == step && matches!(seen, Observation::Used { .. }));
-            Some(match late {
-                Some((step, c, _)) => format!(
-                    "at step {step} the resource took c{c}'s write after a write of a holder \
-                     granted the lock after c{c}: c{c} wrote on a lock it no longer held"
-                ),
-                None => format!(
-                    "at step {step} the resource took a write from a holder older than one \
-                     whose write it had already taken"
-                ),
-            })
-        }
-        "herd_avoidance" if !herd_avoidance(world, state) => {
-            let step = run.first_step(|state| state.history.herd)?;
-            let woke = herd(world, &run.states[step - 1], &run.states[step]);
-            Some(match state.net.ensemble.servers() {
-                1 => format!(
-                    "the deletion at step {step} woke {} waiting clients at once: {}",
-                    woke.len(),
-                    and_list(&woke)
-                ),
-                servers => format!(
-                    "the deletion a server applied at step {step} has woken {} waiting clients \
-                     across the {servers} servers: {}",
-                    woke.len(),
-                    and_list(&woke)
-                ),
-            })
-        }
-        "no_orphan_no_deadlock" if !no_orphan_no_deadlock(world, state) => {
-            let mut parts = Vec::new();
-            let waiting = waiting(world, state);
-            if !waiting.is_empty() {
-                parts.push(format!(
-                    "nothing but a fault can happen and {} still {} forever",
-                    and_list(&waiting),
-                    if waiting.len() == 1 { "waits" } else { "wait" }
-                ));
-            }
-            let dir = world.directory();
-            let orphans: Vec<String> = orphans(world, state)
-                .into_iter()
-                .map(|name| {
-                    let owner = state
-                        .net
-                        .store
-                        .stat(&dir.child(&name))
-                        .and_then(|stat| world.client_of(state, stat.ephemeral_owner))
-                        .map(|c| {
-                            format!(" (c{c}'s live session, which c{c} does not know of or want)")
-                        })
-                        .unwrap_or_default();
-                    format!("{dir}/{name}{owner}")
-                })
-                .collect();
-            if !orphans.is_empty() {
-                parts.push(format!(
-                    "orphan nodes block the directory: {}",
-                    orphans.join(", ")
-                ));
-            }
-            Some(parts.join("; and "))
-        }
-        _ => (world.explain)(world, run, property),
+    let names: Vec<String> = holders(state)
+        .map(|(c, tenure)| format!("c{c} (token {})", tenure.token))
+        .collect();
+    let role = holders(state).next()?.1.role;
+    Some(format!(
+        "{} {} believe they {}",
+        and_list(&names),
+        if names.len() == 2 { "both" } else { "all" },
+        role.phrase(true)
+    ))
+}
+
+fn writer_exclusion_broken<R: Recipe>(_: &World<R>, run: Run<'_, R>) -> Option<String> {
+    let each: Vec<String> = holders(run.last())
+        .map(|(c, tenure)| {
+            format!(
+                "c{c} {} (token {})",
+                tenure.role.phrase(false),
+                tenure.token
+            )
+        })
+        .collect();
+    Some(format!(
+        "a writer is not the only holder: {}",
+        each.join("; ")
+    ))
+}
+
+fn resource_safety_broken<R: Recipe>(_: &World<R>, run: Run<'_, R>) -> Option<String> {
+    // The step that broke it: the write that landed late.
+    let step = run.first_step(|state| state.history.resource.interleaved)?;
+    let late = run
+        .observations()
+        .find(|(at, _, seen)| *at == step && matches!(seen, Observation::Used { .. }));
+    Some(match late {
+        Some((step, c, _)) => format!(
+            "at step {step} the resource took c{c}'s write after a write of a holder \
+             granted the lock after c{c}: c{c} wrote on a lock it no longer held"
+        ),
+        None => format!(
+            "at step {step} the resource took a write from a holder older than one \
+             whose write it had already taken"
+        ),
+    })
+}
+
+fn herd_avoidance_broken<R: Recipe>(world: &World<R>, run: Run<'_, R>) -> Option<String> {
+    let step = run.first_step(|state| state.history.herd)?;
+    let woke = herd(world, &run.states[step - 1], &run.states[step]);
+    Some(match run.last().net.ensemble.servers() {
+        1 => format!(
+            "the deletion at step {step} woke {} waiting clients at once: {}",
+            woke.len(),
+            and_list(&woke)
+        ),
+        servers => format!(
+            "the deletion a server applied at step {step} has woken {} waiting clients \
+             across the {servers} servers: {}",
+            woke.len(),
+            and_list(&woke)
+        ),
+    })
+}
+
+fn no_orphan_no_deadlock_broken<R: Recipe>(world: &World<R>, run: Run<'_, R>) -> Option<String> {
+    let state = run.last();
+    let mut parts = Vec::new();
+    let waiting = waiting(world, state);
+    if !waiting.is_empty() {
+        parts.push(format!(
+            "nothing but a fault can happen and {} still {} forever",
+            and_list(&waiting),
+            if waiting.len() == 1 { "waits" } else { "wait" }
+        ));
     }
+    let dir = world.directory();
+    let orphans: Vec<String> = orphans(world, state)
+        .into_iter()
+        .map(|name| {
+            let owner = state
+                .net
+                .store
+                .stat(&dir.child(&name))
+                .and_then(|stat| world.client_of(state, stat.ephemeral_owner))
+                .map(|c| format!(" (c{c}'s live session, which c{c} does not know of or want)"))
+                .unwrap_or_default();
+            format!("{dir}/{name}{owner}")
+        })
+        .collect();
+    if !orphans.is_empty() {
+        parts.push(format!(
+            "orphan nodes block the directory: {}",
+            orphans.join(", ")
+        ));
+    }
+    Some(parts.join("; and "))
 }
 
 /// The clients whose process has not crashed and who still wait, each with

@@ -119,6 +119,13 @@ use crate::world::{Status, WorldState};
 /// The property's name, in verdict tables and in a scenario's `[expect]`.
 pub const TERMINATES: &str = "terminates";
 
+/// What [`TERMINATES`] promises, as `list` and `new` say it.
+pub const DECLARED: crate::properties::Declared = crate::properties::Declared {
+    name: TERMINATES,
+    meaning: "every fair run ends: no client's recipe loops forever",
+    always: true,
+};
+
 /// The steps a path may take before the search stops and calls it still
 /// going, unless a scenario says otherwise (`[check] depth_bound`).
 ///

@@ -818,7 +818,7 @@ fn expect(
     errors: &Errors,
 ) -> Result<Vec<(&'static str, Expected)>, ScenarioError> {
     let properties = recipe.properties();
-    let known: Vec<&str> = (properties.iter().map(|(p, _)| *p))
+    let known: Vec<&str> = (properties.iter().map(|declared| declared.name))
         .chain([TERMINATES])
         .collect();
     if let Some(unknown) = given.keys().find(|key| !known.contains(&key.as_str())) {
@@ -835,9 +835,10 @@ fn expect(
         ));
     }
     let mut expect = Vec::new();
-    for (property, always) in &properties {
+    for declared in &properties {
+        let property = &declared.name;
         let key = format!("expect.{property}");
-        let allowed: [&str; 2] = if *always {
+        let allowed: [&str; 2] = if declared.always {
             ["holds", "violated"]
         } else {
             ["reached", "unreached"]
@@ -848,7 +849,7 @@ fn expect(
                 format!("missing; expected {} or {}", allowed[0], allowed[1]),
             )
         })?;
-        let Some(expected) = Expected::parse(verdict, *always) else {
+        let Some(expected) = Expected::parse(verdict, declared.always) else {
             return Err(errors.at(&key, expected_one_of(verdict, &allowed)));
         };
         expect.push((*property, expected));

@@ -17,6 +17,7 @@
 //! same state.
 
 pub mod faults;
+pub mod promise;
 pub mod steps;
 
 pub use steps::{Action, StepKind};
@@ -29,6 +30,8 @@ use std::ops::ControlFlow;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use stateright::{Model, Property};
+
+use crate::world::promise::Promise;
 
 use crate::client::{ConnState, Delivery, ServerMessage, Xid};
 use crate::net::{Net, Served};
@@ -414,15 +417,6 @@ pub fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "a panic with no message".to_string())
 }
 
-/// Why the last state of `run` breaks `property`, in words; `None` if it
-/// does not, or if there are no words for it.
-pub type Explain<R> = fn(&World<R>, Run<'_, R>, &str) -> Option<String>;
-
-/// No words for any property.
-pub fn unexplained<R: Recipe>(_: &World<R>, _: Run<'_, R>, _: &str) -> Option<String> {
-    None
-}
-
 /// The model: each client's recipe, what each client's application does,
 /// and the faults allowed.
 #[derive(Clone, Debug)]
@@ -449,11 +443,8 @@ pub struct World<R: Recipe> {
     /// The nodes the server holds before the clients start, after the
     /// recipe's directory, in order.
     pub tree: Vec<StartingNode>,
-    pub properties: fn() -> Vec<Property<World<R>>>,
-    /// Why the last state of a run breaks the recipe's own property, in
-    /// words ([`crate::properties::violation`] tells the shared ones): the
-    /// registry's ([`crate::catalogued::Catalogued::violation`]), or none.
-    pub explain: Explain<R>,
+    /// The properties judged ([`Promise`]).
+    pub properties: fn() -> Vec<Promise<R>>,
 }
 
 impl<R: Recipe> World<R> {
@@ -462,7 +453,7 @@ impl<R: Recipe> World<R> {
     pub fn new(
         recipe: R,
         scripts: Vec<Vec<R::Command>>,
-        properties: fn() -> Vec<Property<World<R>>>,
+        properties: fn() -> Vec<Promise<R>>,
     ) -> World<R> {
         World {
             recipes: vec![recipe; scripts.len()],
@@ -474,16 +465,10 @@ impl<R: Recipe> World<R> {
             store: StoreConfig::default(),
             tree: Vec::new(),
             properties,
-            explain: unexplained,
         }
     }
 
     /// This world with these fault budgets.
-    /// This world with `explain` giving the words of a broken property.
-    pub fn explained(self, explain: Explain<R>) -> World<R> {
-        World { explain, ..self }
-    }
-
     pub fn with_budget(self, budget: FaultBudget) -> World<R> {
         World { budget, ..self }
     }
@@ -549,7 +534,8 @@ impl<R: Recipe> World<R> {
     pub fn find_property(&self, name: &str) -> Option<Property<World<R>>> {
         (self.properties)()
             .into_iter()
-            .find(|property| property.name == name)
+            .find(|promise| promise.name == name)
+            .map(|promise| promise.property())
     }
 
     /// Client `client`'s recipe.
@@ -1116,7 +1102,7 @@ impl<R: Recipe> Model for World<R> {
     }
 
     fn properties(&self) -> Vec<Property<Self>> {
-        (self.properties)()
+        (self.properties)().iter().map(Promise::property).collect()
     }
 
     /// The explorer lists each next step as a trace names it.

@@ -23,8 +23,8 @@ use std::fmt;
 
 use zoocheck::catalogue::{AnyRecipe, Entry};
 use zoocheck::catalogued::{Catalogued, Docs, NoParams};
+use zoocheck::properties::Promise;
 use zoocheck::recipe::{Effects, Incarnation, Input, Log, Recipe, Symmetric, Witness};
-use zoocheck::stateright::Property;
 use zoocheck::store::{data, CreateMode, ErrorCode, Op, Path, Response};
 use zoocheck::world::{Run, World, WorldState};
 
@@ -271,30 +271,45 @@ impl Catalogued for Once {
         }
     }
 
-    fn properties() -> Vec<Property<World<Once>>> {
+    /// Each property declared once: its name, what it means, its
+    /// condition, and for an `always` the words of a violation.
+    fn properties() -> Vec<Promise<Once>> {
         vec![
-            Property::always("runs_at_most_once", runs_at_most_once),
-            Property::always("a_claimed_job_runs", a_claimed_job_runs),
-            Property::sometimes("the_job_runs", the_job_runs),
+            Promise::always(
+                "runs_at_most_once",
+                "no two clients run the job",
+                runs_at_most_once,
+                ran_twice,
+            ),
+            Promise::always(
+                "a_claimed_job_runs",
+                "once nothing more can happen, a claimed job has run",
+                a_claimed_job_runs,
+                claimed_not_run,
+            ),
+            Promise::sometimes(
+                "the_job_runs",
+                "some client ran the job (runs at most once is not vacuous)",
+                the_job_runs,
+            ),
         ]
     }
+}
 
-    /// Why a counterexample's last state breaks a property, in words.
-    fn violation(_world: &World<Once>, run: Run<'_, Once>, property: &str) -> Option<String> {
-        match property {
-            "runs_at_most_once" => {
-                let runners: Vec<String> = run
-                    .facts()
-                    .map(|(step, c, _)| format!("c{c} at step {step}"))
-                    .collect();
-                Some(format!("the job ran twice: {}", runners.join(" and ")))
-            }
-            "a_claimed_job_runs" => Some(
-                "the job is claimed, nothing more can happen, and no client ran it: the claim's \
-                 creator was told NODEEXISTS by its own retry"
-                    .to_string(),
-            ),
-            _ => None,
-        }
-    }
+/// Why `runs_at_most_once` is broken: who ran the job, when.
+fn ran_twice(_: &World<Once>, run: Run<'_, Once>) -> Option<String> {
+    let runners: Vec<String> = run
+        .facts()
+        .map(|(step, c, _)| format!("c{c} at step {step}"))
+        .collect();
+    Some(format!("the job ran twice: {}", runners.join(" and ")))
+}
+
+/// Why `a_claimed_job_runs` is broken.
+fn claimed_not_run(_: &World<Once>, _: Run<'_, Once>) -> Option<String> {
+    Some(
+        "the job is claimed, nothing more can happen, and no client ran it: the claim's \
+         creator was told NODEEXISTS by its own retry"
+            .to_string(),
+    )
 }
