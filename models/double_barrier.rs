@@ -986,10 +986,9 @@ fn enter_safety_broken(
 ) -> Option<String> {
     let state = run.last();
     let recipe = world.shared();
-    let phase_of = |c: usize| phase_of(state, c);
     let started: Vec<String> = (0..world.clients())
         .filter(|&c| state.processes[c].recipe.phase.has_started())
-        .map(phase_of)
+        .map(|c| phase_of(state, c))
         .collect();
     Some(format!(
         "{} started computing when only {} of the {} processes the barrier waits for had entered",
@@ -1006,7 +1005,6 @@ fn leave_safety_broken(
 ) -> Option<String> {
     let state = run.last();
     let recipe = world.shared();
-    let phase_of = |c: usize| phase_of(state, c);
     let store = &state.net.store;
     let left: Vec<String> = (0..world.clients())
         .filter(|&c| state.processes[c].recipe.phase == Phase::Left)
@@ -1022,7 +1020,7 @@ fn leave_safety_broken(
         .map(|c| {
             format!(
                 "{} with its node {}",
-                phase_of(c),
+                phase_of(state, c),
                 recipe.node(&state.processes[c].recipe)
             )
         })
@@ -1039,7 +1037,6 @@ fn leave_safety_broken(
 fn no_deadlock_broken(world: &World<DoubleBarrier>, run: Run<'_, DoubleBarrier>) -> Option<String> {
     let state = run.last();
     let recipe = world.shared();
-    let phase_of = |c: usize| phase_of(state, c);
     // Those no_deadlock blames: a live process that waits, unless it
     // awaits ready in a barrier that can no longer fill.
     let live = |c: &usize| {
@@ -1055,7 +1052,7 @@ fn no_deadlock_broken(world: &World<DoubleBarrier>, run: Run<'_, DoubleBarrier>)
             recipe.is_waiting(&state.processes[c].recipe)
                 && !(short && *phase == Phase::AwaitingReady)
         })
-        .map(phase_of)
+        .map(|c| phase_of(state, c))
         .collect();
     Some(format!(
         "nothing but a fault can happen and {} still {} forever",

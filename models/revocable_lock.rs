@@ -625,14 +625,13 @@ fn revoke_honoured_broken(
 ) -> Option<String> {
     let state = run.last();
     let holding = live_holders(world, state);
-    let node_of = |c: usize| node_of(world, state, c);
     let c = *holding
         .iter()
         .find(|&&c| state.processes[c].recipe.asked.is_some())?;
     Some(format!(
         "nothing but a fault can happen and c{c} read `unlock` on {} but still believes it holds: \
          it keeps the lock forever",
-        node_of(c)
+        node_of(world, state, c)
     ))
 }
 
@@ -643,7 +642,6 @@ fn no_missed_revoke_broken(
 ) -> Option<String> {
     let state = run.last();
     let holding = live_holders(world, state);
-    let node_of = |c: usize| node_of(world, state, c);
     let c = *holding.iter().find(|&&c| {
         let recipe = &state.processes[c].recipe;
         recipe.asked.is_none()
@@ -658,7 +656,7 @@ fn no_missed_revoke_broken(
     Some(format!(
         "nothing but a fault can happen and {} says `unlock`, but its holder c{c} never read it \
          (the revoke was written before its watch was set) and holds on",
-        node_of(c)
+        node_of(world, state, c)
     ))
 }
 

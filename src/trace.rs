@@ -387,7 +387,7 @@ fn connection<S, L>(state: &WorldState<S, L>, c: usize) -> String {
     format!("{process}, {link}{server}")
 }
 
-pub(crate) use crate::store::words::op;
+use crate::store::words::op;
 
 /// A state as a person reads it (the explorer's state pane, a test's
 /// failure): the znode tree, each client's phase, belief and connection,

@@ -12,7 +12,7 @@
 //! ones several recipes share are declared here ([`Promise::mutual_exclusion`]
 //! and the others); a recipe's own are declared in its file.
 
-pub use crate::world::promise::{Condition, Declared, Explain, Kind, Promise};
+pub use crate::world::promise::{Condition, Declared, Explain, Promise, When};
 
 use crate::recipe::{Observation, Recipe};
 use crate::world::{Run, Status, World, WorldState};

@@ -10,10 +10,12 @@
 //!
 //! # Fairness
 //!
-//! A run is *fair* if every progress action ([`Action::is_progress`]: an
-//! application's next command, the server serving a request, a client
-//! reading a message, a reconnect, a resume, the expiry of a dead process's
-//! session) that stays enabled from some point on is eventually taken: weak
+//! A run is *fair* if every progress action (every kind of step but a
+//! fault, as each says in [`StepKind::PROGRESS`](crate::world::StepKind::PROGRESS):
+//! an application's next command or a call's timeout, the server serving a
+//! request, a client reading a message, a reconnect, a renewal, a resume, a
+//! server applying a transaction, the expiry of a dead process's session)
+//! that stays enabled from some point on is eventually taken: weak
 //! fairness (TLC's `WF`, Spin's `-f`) for each progress action on its own.
 //! Faults need never happen. Fairness per action rather than per client is
 //! what the quiescent checks already assume (a state is quiescent only when

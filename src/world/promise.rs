@@ -1,7 +1,7 @@
-//! What the world judges: a property declared once ([`Promise`]), its name,
-//! meaning, kind, condition and the words of a violation. The properties
-//! themselves, and the ones several recipes share, are in
-//! [`crate::properties`].
+//! What the world judges: a property declared once ([`Promise`]): its name,
+//! meaning, whether always or sometimes, its condition and the words of a
+//! violation. The properties themselves, and the ones several recipes share,
+//! are in [`crate::properties`].
 
 use stateright::{Expectation, Property};
 
@@ -28,11 +28,11 @@ pub struct Promise<R: Recipe> {
     /// Its condition on a state.
     pub condition: Condition<R>,
     /// Whether it must hold in every state or be reached in one.
-    pub kind: Kind<R>,
+    pub when: When<R>,
 }
 
 /// Whether a [`Promise`] must hold in every reachable state or be met in one.
-pub enum Kind<R: Recipe> {
+pub enum When<R: Recipe> {
     /// Its condition holds in every reachable state; `broken` tells why a
     /// state does not.
     Always { broken: Explain<R> },
@@ -41,11 +41,11 @@ pub enum Kind<R: Recipe> {
     Sometimes,
 }
 
-impl<R: Recipe> Clone for Kind<R> {
+impl<R: Recipe> Clone for When<R> {
     fn clone(&self) -> Self {
         match self {
-            Kind::Always { broken } => Kind::Always { broken: *broken },
-            Kind::Sometimes => Kind::Sometimes,
+            When::Always { broken } => When::Always { broken: *broken },
+            When::Sometimes => When::Sometimes,
         }
     }
 }
@@ -53,7 +53,7 @@ impl<R: Recipe> Clone for Kind<R> {
 impl<R: Recipe> Clone for Promise<R> {
     fn clone(&self) -> Self {
         Promise {
-            kind: self.kind.clone(),
+            when: self.when.clone(),
             ..*self
         }
     }
@@ -80,7 +80,7 @@ impl<R: Recipe> Promise<R> {
             name,
             meaning,
             condition,
-            kind: Kind::Always { broken },
+            when: When::Always { broken },
         }
     }
 
@@ -94,7 +94,7 @@ impl<R: Recipe> Promise<R> {
             name,
             meaning,
             condition,
-            kind: Kind::Sometimes,
+            when: When::Sometimes,
         }
     }
 
@@ -110,7 +110,7 @@ impl<R: Recipe> Promise<R> {
 
     /// Whether it is an `always`.
     pub fn is_always(&self) -> bool {
-        matches!(self.kind, Kind::Always { .. })
+        matches!(self.when, When::Always { .. })
     }
 
     /// As the checker judges it.
@@ -138,8 +138,8 @@ impl<R: Recipe> Promise<R> {
     /// Why the last state of `run` breaks it, in words; `None` for a
     /// `sometimes`, a state that does not break it, or no words.
     pub fn violation(&self, world: &World<R>, run: Run<'_, R>) -> Option<String> {
-        match self.kind {
-            Kind::Always { broken } if !(self.condition)(world, run.last()) => broken(world, run),
+        match self.when {
+            When::Always { broken } if !(self.condition)(world, run.last()) => broken(world, run),
             _ => None,
         }
     }

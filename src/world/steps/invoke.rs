@@ -4,8 +4,7 @@
 //! library renews lost sessions, once it has a session again.
 
 use super::words::reaction;
-use super::{Ample, ClientStep, Drawn, StepKind};
-use crate::client::ConnState;
+use super::{renewing, Ample, ClientStep, Drawn, StepKind};
 use crate::recipe::{ClientId, Input, Observation, Recipe};
 use crate::world::{Status, World, WorldState};
 
@@ -83,14 +82,4 @@ impl ClientStep for Invoke {
         !renewing(world, state, client)
             && (!recipe.is_busy(&process.recipe) || recipe.interrupts(&process.recipe, next))
     }
-}
-
-/// Whether `client`'s library has lost its session and will open a new one
-/// ([`World::renews`]).
-pub(super) fn renewing<R: Recipe>(
-    world: &World<R>,
-    state: &WorldState<R::State, R::Log>,
-    client: ClientId,
-) -> bool {
-    world.renews && state.net.client(client).state() == ConnState::Expired
 }

@@ -6,12 +6,12 @@
 //! and what the reductions and the fairness of the termination check need
 //! to know of it (whether it happens eventually, whose step it is, what
 //! partial-order reduction may assume of it). Leaving an answer out is a
-//! compile error. [`steps!`] below registers each kind once: it makes the
+//! compile error. `steps!` below registers each kind once: it makes the
 //! [`Action`] enum and every dispatch on it, and lists enabled steps in the
 //! checker's order (each client's steps, client by client, in the order
 //! given there; then the others, kind by kind).
 //!
-//! A new kind of step is a file here and one line in [`steps!`].
+//! A new kind of step is a file here and one line in `steps!`.
 
 mod apply;
 mod deliver;
@@ -29,6 +29,7 @@ use std::ops::ControlFlow;
 
 use serde::{Deserialize, Serialize};
 
+use crate::client::ConnState;
 use crate::recipe::{ClientId, Observation, Recipe};
 use crate::world::{World, WorldState};
 
@@ -37,7 +38,7 @@ pub trait StepKind {
     /// What an action of this kind carries: the client, server or session
     /// it is a step of, or the fault.
     type Of: Copy;
-    /// Its name, as the documentation and `list` say it.
+    /// Its name, as the documentation and the tests say it ([`KINDS`]).
     const NAME: &'static str;
     /// What it is, in one line.
     const MEANING: &'static str;
@@ -276,4 +277,14 @@ steps! {
         SessionTimeout => session_timeout::SessionTimeout,
         Fault => fault::Strike,
     }
+}
+
+/// Whether `client`'s library has lost its session and will open a new one
+/// ([`World::renews`]).
+fn renewing<R: Recipe>(
+    world: &World<R>,
+    state: &WorldState<R::State, R::Log>,
+    client: ClientId,
+) -> bool {
+    world.renews && state.net.client(client).state() == ConnState::Expired
 }

@@ -3,9 +3,8 @@
 //! (`[session] on_expiry`, [`World::renews`]); the recipe hears
 //! `SyncConnected`.
 
-use super::invoke::renewing;
 use super::words::reaction;
-use super::{Ample, ClientStep, Drawn, StepKind};
+use super::{renewing, Ample, ClientStep, Drawn, StepKind};
 use crate::recipe::{ClientId, Observation, Recipe};
 use crate::world::{Status, World, WorldState};
 
