@@ -249,7 +249,8 @@ pub const UNTOLD: &str = "(no words for how: its promise gave none)";
 /// A discovery in words: an `always` broken (who believes what), or a
 /// `sometimes` reached (what its meaning says happened).
 fn verdict<R: Recipe>(world: &World<R>, property: &Property<World<R>>, run: Run<'_, R>) -> String {
-    let meaning = crate::properties::promise(world, property.name).map(|promise| promise.meaning);
+    let promise = world.promise(property.name);
+    let meaning = promise.as_ref().map(|promise| promise.meaning);
     match property.expectation {
         Expectation::Sometimes => format!(
             "REACHED {}: {}",
@@ -257,10 +258,12 @@ fn verdict<R: Recipe>(world: &World<R>, property: &Property<World<R>>, run: Run<
             meaning.unwrap_or("its condition holds")
         ),
         Expectation::Always | Expectation::Eventually => {
-            let why =
-                crate::properties::violation(world, run, property.name).unwrap_or_else(|| {
-                    format!("{}; {UNTOLD}", meaning.unwrap_or("its condition is false"))
-                });
+            let told = promise
+                .as_ref()
+                .and_then(|promise| promise.violation(world, run));
+            let why = told.unwrap_or_else(|| {
+                format!("{}; {UNTOLD}", meaning.unwrap_or("its condition is false"))
+            });
             format!("VIOLATED {}: {why}", property.name)
         }
     }

@@ -205,18 +205,11 @@ impl<R: Recipe> Promise<R> {
     }
 }
 
-/// The promise of `world` called `property`, if it makes one.
-pub fn promise<R: Recipe>(world: &World<R>, property: &str) -> Option<Promise<R>> {
-    (world.properties)()
-        .into_iter()
-        .find(|promise| promise.name == property)
-}
-
 /// Why the last state of `run` breaks `property`, in words: who believes
 /// what ([`Promise::violation`]). `None` if the world makes no such promise,
 /// the state does not break it, or its promise has no words for it.
 pub fn violation<R: Recipe>(world: &World<R>, run: Run<'_, R>, property: &str) -> Option<String> {
-    promise(world, property)?.violation(world, run)
+    world.promise(property)?.violation(world, run)
 }
 
 /// The holders of `state`, each with its tenure.

@@ -530,12 +530,17 @@ impl<R: Recipe> World<R> {
             .is_some_and(|bits| bits >> step & 1 == 1)
     }
 
-    /// The property called `name`, if the world judges one.
-    pub fn find_property(&self, name: &str) -> Option<Property<World<R>>> {
+    /// The promise called `name`, if the world judges one.
+    pub fn promise(&self, name: &str) -> Option<Promise<R>> {
         (self.properties)()
             .into_iter()
             .find(|promise| promise.name == name)
-            .map(|promise| promise.property())
+    }
+
+    /// The property called `name` as the checker judges it, if the world
+    /// judges one.
+    pub fn find_property(&self, name: &str) -> Option<Property<World<R>>> {
+        self.promise(name).map(|promise| promise.property())
     }
 
     /// Client `client`'s recipe.

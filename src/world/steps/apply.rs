@@ -25,10 +25,6 @@ impl StepKind for Apply {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Struck;
 
-    fn client(_: usize) -> Option<ClientId> {
-        None
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,
@@ -99,5 +95,9 @@ impl OtherStep for Apply {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    fn client(_: usize) -> Option<ClientId> {
+        None
     }
 }

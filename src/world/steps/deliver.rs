@@ -18,10 +18,6 @@ impl StepKind for Deliver {
     const AMPLE: Ample = Ample::Reads;
     const DRAWN: Drawn = Drawn::Client;
 
-    fn client(c: ClientId) -> Option<ClientId> {
-        Some(c)
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,

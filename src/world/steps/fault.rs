@@ -22,10 +22,6 @@ impl StepKind for Strike {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Struck;
 
-    fn client(fault: Fault) -> Option<ClientId> {
-        Some(fault.client)
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,
@@ -86,5 +82,9 @@ impl OtherStep for Strike {
             |client, part| world.plays(state, client, part),
             emit,
         )
+    }
+
+    fn client(fault: Fault) -> Option<ClientId> {
+        Some(fault.client)
     }
 }

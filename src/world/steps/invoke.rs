@@ -19,10 +19,6 @@ impl StepKind for Invoke {
     const AMPLE: Ample = Ample::Alone;
     const DRAWN: Drawn = Drawn::Client;
 
-    fn client(c: ClientId) -> Option<ClientId> {
-        Some(c)
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,

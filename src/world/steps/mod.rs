@@ -45,18 +45,15 @@ pub trait StepKind {
     /// Whether it happens eventually once enabled (a progress step), which
     /// the termination check's fairness assumes; a fault may never happen.
     const PROGRESS: bool;
-    /// Whether it is the step of the client [`StepKind::client`] names (its
-    /// process or its client library), rather than a server's step for it.
+    /// Whether it is the step of the client it is about (its process or its
+    /// client library: [`Action::client`]), rather than a server's step for
+    /// it.
     /// Partial-order reduction groups a client's own steps.
     const OWN: bool;
     /// What partial-order reduction may assume of it ([`Ample`]).
     const AMPLE: Ample;
     /// How a sequence diagram draws it ([`Drawn`]).
     const DRAWN: Drawn;
-
-    /// The client the step is about, if any: the one acting, or whose
-    /// request a server serves, or whom a fault strikes.
-    fn client(of: Self::Of) -> Option<ClientId>;
 
     /// Takes the step in `next` (a copy of the state it is taken from);
     /// `None` if it cannot apply.
@@ -80,7 +77,8 @@ pub trait StepKind {
     ) -> String;
 }
 
-/// A step of one client, listed with that client's others.
+/// A step of one client, listed with that client's others: the client it
+/// carries is the one it is about.
 pub trait ClientStep: StepKind<Of = ClientId> {
     /// Whether the step of `client` is enabled in `state`.
     fn enabled<R: Recipe>(
@@ -99,6 +97,9 @@ pub trait OtherStep: StepKind {
         state: &WorldState<R::State, R::Log>,
         emit: impl FnMut(Self::Of) -> ControlFlow<()>,
     ) -> ControlFlow<()>;
+
+    /// The client the step is about, if any (whom a fault strikes).
+    fn client(of: Self::Of) -> Option<ClientId>;
 }
 
 /// What partial-order reduction may assume of a client's own step (the
@@ -157,11 +158,12 @@ macro_rules! steps {
                 }
             }
 
-            /// The client this step is about ([`StepKind::client`]).
+            /// The client this step is about, if any: the one acting, or
+            /// whose request a server serves, or whom a fault strikes.
             pub fn client(&self) -> Option<ClientId> {
                 match *self {
-                    $(Action::$client(of) => <$client_kind>::client(of),)+
-                    $(Action::$other(of) => <$other_kind>::client(of),)+
+                    $(Action::$client(client) => Some(client),)+
+                    $(Action::$other(of) => <$other_kind as OtherStep>::client(of),)+
                 }
             }
 

@@ -20,10 +20,6 @@ impl StepKind for Renew {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Client;
 
-    fn client(c: ClientId) -> Option<ClientId> {
-        Some(c)
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,

@@ -15,10 +15,6 @@ impl StepKind for Resume {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Client;
 
-    fn client(c: ClientId) -> Option<ClientId> {
-        Some(c)
-    }
-
     fn take<R: Recipe>(
         _: &World<R>,
         next: &mut WorldState<R::State, R::Log>,

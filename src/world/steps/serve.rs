@@ -21,10 +21,6 @@ impl StepKind for Serve {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Served;
 
-    fn client(c: ClientId) -> Option<ClientId> {
-        Some(c)
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,

@@ -21,10 +21,6 @@ impl StepKind for SessionTimeout {
     const AMPLE: Ample = Ample::Never;
     const DRAWN: Drawn = Drawn::Struck;
 
-    fn client(_: SessionId) -> Option<ClientId> {
-        None
-    }
-
     fn take<R: Recipe>(
         world: &World<R>,
         next: &mut WorldState<R::State, R::Log>,
@@ -72,5 +68,9 @@ impl OtherStep for SessionTimeout {
             emit(session)?;
         }
         ControlFlow::Continue(())
+    }
+
+    fn client(_: SessionId) -> Option<ClientId> {
+        None
     }
 }
