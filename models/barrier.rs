@@ -81,6 +81,8 @@ pub enum Variant {
     WaitsOnOldWatch,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

@@ -53,6 +53,8 @@ pub enum Variant {
     KeepsOldWatch,
 }
 
+crate::no_knobs!(Variant);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
     /// Read the configuration and follow it.

@@ -128,6 +128,8 @@ pub enum Variant {
     Rejoins,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the double barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

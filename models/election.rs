@@ -84,6 +84,8 @@ pub enum Variant {
     CarelessClose,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the election.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

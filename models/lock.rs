@@ -34,7 +34,8 @@
 //! as "I may have lost the lock" (it stops acting as holder until it has
 //! checked again on reconnect) and `Expired` as "I have lost it".
 //!
-//! Variants ([`Variant`]), each differing from the reference in one respect:
+//! Variants, each differing from the reference in one respect, are presets
+//! of the lock's [`Knobs`] (a scenario may turn any knob of a preset):
 //! - `guid`: the reference above;
 //! - `no_guid` (seed 000): plain `lock-` names; on `CONNECTIONLOSS` it simply
 //!   creates again, so a lost create reply leaves a node nobody knows of;
@@ -107,20 +108,128 @@ use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::Path;
 
-/// The lock's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Guid,
-    NoGuid,
-    Herd,
-    Fenced,
-    TryAcquire,
-    Trusting,
-    CarelessCancel,
-    Spin,
-    ProcessGuid,
-    HostGuid,
-    SyncedGuid,
+crate::knob_value! {
+    /// Which node a waiter waits on (step 4).
+    pub enum WaitsOn {
+        /// the next lowest node, with `exists()` and a watch: one deletion wakes one client (the reference)
+        Next = "next",
+        /// the lowest node: every waiter watches the holder, so its release wakes them all
+        Lowest = "lowest",
+        /// the lock node's children, listed with a watch: every change wakes every waiter (the herd effect)
+        Children = "children",
+    }
+}
+
+crate::knob_value! {
+    /// What `acquire` does where step 4 would wait.
+    pub enum WhenBlocked {
+        /// wait for the watched node to go (the reference)
+        Wait = "wait",
+        /// give up: delete its node and return unacquired (seed 002's `TryAcquire()`)
+        GiveUp = "give_up",
+        /// give up and try again at once with a new node, until it holds (an application spinning on a try-acquire)
+        Retry = "retry",
+    }
+}
+
+crate::knob_value! {
+    /// What a holder makes of `Disconnected`.
+    pub enum OnDisconnect {
+        /// "I may have lost it": it stops acting as holder until a fresh listing says it holds (the reference)
+        Suspend = "suspend",
+        /// nothing: it believes it holds until it hears `Expired`
+        Trust = "trust",
+    }
+}
+
+crate::knob_value! {
+    /// What giving up a pending acquire (`cancel`, a timeout) does with its node.
+    pub enum OnCancel {
+        /// deletes it, as soon as it knows its name (the reference)
+        Delete = "delete",
+        /// forgets it: the node stays as long as the session
+        Forget = "forget",
+    }
+}
+
+crate::knobs! {
+    /// The lock's knobs: each a way its sources (and their bugs) differ.
+    /// A variant is a preset of them ([`Knobs::GUID`] and the others).
+    pub struct Knobs {
+        /// Put a GUID in node names and recover a lost create reply by it (seed 001); without it, plain `lock-` names, and a lost create reply is answered by creating again.
+        guid: bool,
+        /// The GUID names the process, so a restarted process names its nodes anew (`c0r1-lock-`); without it the GUID names the host and outlives its process.
+        guid_per_process: bool,
+        /// The GUID names the session too, so a renewed session names its nodes anew (`c0s1-lock-`); without it one GUID serves every session of the process.
+        guid_per_session: bool,
+        /// Before the listing that recovers a lost create, `sync` the lock node (on an ensemble a follower may not yet have applied the create).
+        sync_before_recovery: bool,
+        /// Which node a waiter waits on.
+        waits_on: WaitsOn,
+        /// What `acquire` does where it would wait.
+        when_blocked: WhenBlocked,
+        /// What a holder makes of `Disconnected`.
+        on_disconnect: OnDisconnect,
+        /// What giving up a pending acquire does with its node.
+        on_cancel: OnCancel,
+        /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (seed 002's sequencer).
+        fenced: bool,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const GUID: Knobs = Knobs {
+        guid: true,
+        guid_per_process: true,
+        guid_per_session: true,
+        sync_before_recovery: false,
+        waits_on: WaitsOn::Next,
+        when_blocked: WhenBlocked::Wait,
+        on_disconnect: OnDisconnect::Suspend,
+        on_cancel: OnCancel::Delete,
+        fenced: false,
+    };
+    pub const NO_GUID: Knobs = Knobs {
+        guid: false,
+        ..Knobs::GUID
+    };
+    pub const HERD: Knobs = Knobs {
+        waits_on: WaitsOn::Children,
+        ..Knobs::GUID
+    };
+    pub const FENCED: Knobs = Knobs {
+        fenced: true,
+        ..Knobs::GUID
+    };
+    pub const TRY_ACQUIRE: Knobs = Knobs {
+        when_blocked: WhenBlocked::GiveUp,
+        ..Knobs::GUID
+    };
+    pub const TRUSTING: Knobs = Knobs {
+        on_disconnect: OnDisconnect::Trust,
+        ..Knobs::GUID
+    };
+    pub const CARELESS_CANCEL: Knobs = Knobs {
+        on_cancel: OnCancel::Forget,
+        ..Knobs::GUID
+    };
+    pub const SPIN: Knobs = Knobs {
+        when_blocked: WhenBlocked::Retry,
+        ..Knobs::GUID
+    };
+    pub const PROCESS_GUID: Knobs = Knobs {
+        guid_per_session: false,
+        ..Knobs::GUID
+    };
+    pub const HOST_GUID: Knobs = Knobs {
+        guid_per_process: false,
+        ..Knobs::GUID
+    };
+    pub const SYNCED_GUID: Knobs = Knobs {
+        sync_before_recovery: true,
+        ..Knobs::GUID
+    };
 }
 
 /// What the application asks of the lock.
@@ -137,33 +246,32 @@ pub enum Command {
     Cancel,
 }
 
-/// The lock recipe under one variant.
+/// The lock recipe under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Lock {
-    pub variant: Variant,
+    pub knobs: Knobs,
     contender: Contender,
 }
 
 impl Lock {
-    pub fn new(variant: Variant) -> Lock {
-        let mut contender = Contender::new("/lock", decide);
-        match variant {
-            Variant::Guid => {}
-            Variant::NoGuid => contender.guid = false,
-            Variant::Herd => contender.herd = true,
-            Variant::Fenced => contender.fenced = true,
-            Variant::TryAcquire => contender.try_once = true,
-            Variant::Trusting => contender.trusting = true,
-            Variant::CarelessCancel => contender.careless_cancel = true,
-            Variant::Spin => {
-                contender.try_once = true;
-                contender.spin = true;
-            }
-            Variant::ProcessGuid => contender.session_guid = false,
-            Variant::HostGuid => contender.process_guid = false,
-            Variant::SyncedGuid => contender.sync_recovery = true,
-        }
-        Lock { variant, contender }
+    /// The lock with these knobs, set on the contender's machinery.
+    pub fn new(knobs: Knobs) -> Lock {
+        let rule = match knobs.waits_on {
+            WaitsOn::Lowest => decide_lowest,
+            WaitsOn::Next | WaitsOn::Children => decide,
+        };
+        let mut contender = Contender::new("/lock", rule);
+        contender.guid = knobs.guid;
+        contender.process_guid = knobs.guid_per_process;
+        contender.session_guid = knobs.guid_per_session;
+        contender.sync_recovery = knobs.sync_before_recovery;
+        contender.herd = knobs.waits_on == WaitsOn::Children;
+        contender.try_once = knobs.when_blocked != WhenBlocked::Wait;
+        contender.spin = knobs.when_blocked == WhenBlocked::Retry;
+        contender.trusting = knobs.on_disconnect == OnDisconnect::Trust;
+        contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
+        contender.fenced = knobs.fenced;
+        Lock { knobs, contender }
     }
 }
 
@@ -204,10 +312,9 @@ impl Recipe for Lock {
     /// application leaves a node behind under its GUID while it creates
     /// another.
     fn symmetric(&self) -> bool {
-        !matches!(
-            self.variant,
-            Variant::HostGuid | Variant::ProcessGuid | Variant::CarelessCancel
-        )
+        let knobs = &self.knobs;
+        let one_guid_one_node = !knobs.guid || (knobs.guid_per_process && knobs.guid_per_session);
+        one_guid_one_node && knobs.on_cancel == OnCancel::Delete
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
@@ -297,19 +404,19 @@ impl Catalogued for Lock {
             &["acquire", "work", "release"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("guid", Variant::Guid),
-        ("no_guid", Variant::NoGuid),
-        ("herd", Variant::Herd),
-        ("fenced", Variant::Fenced),
-        ("try_acquire", Variant::TryAcquire),
-        ("trusting", Variant::Trusting),
-        ("careless_cancel", Variant::CarelessCancel),
-        ("spin", Variant::Spin),
-        ("process_guid", Variant::ProcessGuid),
-        ("host_guid", Variant::HostGuid),
-        ("synced_guid", Variant::SyncedGuid),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("guid", Knobs::GUID),
+        ("no_guid", Knobs::NO_GUID),
+        ("herd", Knobs::HERD),
+        ("fenced", Knobs::FENCED),
+        ("try_acquire", Knobs::TRY_ACQUIRE),
+        ("trusting", Knobs::TRUSTING),
+        ("careless_cancel", Knobs::CARELESS_CANCEL),
+        ("spin", Knobs::SPIN),
+        ("process_guid", Knobs::PROCESS_GUID),
+        ("host_guid", Knobs::HOST_GUID),
+        ("synced_guid", Knobs::SYNCED_GUID),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),
@@ -320,8 +427,8 @@ impl Catalogued for Lock {
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Lock {
-        Lock::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Lock {
+        Lock::new(knobs)
     }
 
     fn properties() -> Vec<Promise<Lock>> {
@@ -355,6 +462,14 @@ pub fn sequence(name: &str) -> Option<Token> {
 pub fn decide(children: &[Arc<str>], mine: &str) -> Decision {
     let parse = |name: &str| sequence(name).map(|sequence| (Role::Lock, sequence));
     decide_by(children, mine, parse, |_, _| true, Pick::Next)
+}
+
+/// [`decide`] watching the lowest lock node below ours instead of the next
+/// one down (the `waits_on = "lowest"` knob): every waiter watches the
+/// holder, and its release wakes them all.
+pub fn decide_lowest(children: &[Arc<str>], mine: &str) -> Decision {
+    let parse = |name: &str| sequence(name).map(|sequence| (Role::Lock, sequence));
+    decide_by(children, mine, parse, |_, _| true, Pick::Lowest)
 }
 
 #[cfg(test)]

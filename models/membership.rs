@@ -67,6 +67,8 @@ pub enum Variant {
     ProcessGuid,
 }
 
+crate::no_knobs!(Variant);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
     Join,

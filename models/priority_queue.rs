@@ -66,6 +66,8 @@ pub enum Variant {
     StaleBatch,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the priority queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

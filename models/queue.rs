@@ -122,6 +122,8 @@ pub enum Variant {
     ForgetsExpired,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

@@ -71,6 +71,8 @@ pub enum Variant {
     Fenced,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks: the shared lock's commands, and the revoker's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

@@ -195,6 +195,8 @@ pub enum Variant {
     ProcessGuid,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the semaphore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

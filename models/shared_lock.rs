@@ -55,6 +55,8 @@ pub enum Variant {
     Herd,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks of the shared lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

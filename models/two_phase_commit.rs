@@ -157,6 +157,8 @@ pub enum Variant {
     CoordinatorNotified,
 }
 
+crate::no_knobs!(Variant);
+
 /// What the application asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {

@@ -20,6 +20,7 @@ use std::sync::LazyLock;
 use crate::catalogued::{command_name, Catalogued, Docs, Params, Visit};
 use crate::check::{check_bounded, CheckOptions, Expected, Outcome};
 use crate::diagram::Diagram;
+use crate::knobs::{Knob, Knobs};
 use crate::properties::termination::Termination;
 use crate::properties::{Declared, Promise};
 use crate::recipe::Recipe;
@@ -106,6 +107,10 @@ pub trait AnyRecipe: Sync {
     fn name(&self) -> &'static str;
     fn docs(&self) -> Docs;
     fn variants(&self) -> Vec<&'static str>;
+    /// Its knobs ([`Knobs::KNOBS`]): what a variant is a setting of.
+    fn knobs(&self) -> &'static [Knob];
+    /// Each knob's value in preset `variant`, in the knobs' order.
+    fn preset(&self, variant: &str) -> Option<Vec<(&'static str, &'static str)>>;
     fn commands(&self) -> Vec<&'static str>;
     /// Each parameter by key with its meaning ([`Params::MEANINGS`]).
     fn params(&self) -> &'static [(&'static str, &'static str)];
@@ -202,13 +207,75 @@ pub struct Journaled {
     pub entries: Vec<Vec<crate::store::journal::Entry>>,
 }
 
+/// A variant as a scenario runs it: one of the recipe's presets, with the
+/// knobs a presets file or the scenario turned (validated against the
+/// recipe's knobs).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Tuning {
+    /// What the scenario calls it: a preset of the recipe, or of a presets
+    /// file.
+    pub name: String,
+    /// The recipe's preset it starts from.
+    pub preset: &'static str,
+    /// The knobs turned on top of `preset`, in order (a later setting of a
+    /// knob wins): first the `named` ones its presets file gives `name`,
+    /// then the scenario's own.
+    pub turned: Vec<(&'static str, &'static str)>,
+    pub named: usize,
+}
+
+impl Tuning {
+    /// One of the recipe's presets, as it is.
+    pub fn preset(preset: &'static str) -> Tuning {
+        Tuning {
+            name: preset.to_string(),
+            preset,
+            turned: Vec::new(),
+            named: 0,
+        }
+    }
+
+    /// The knobs the scenario itself turned (not its presets file).
+    pub fn overrides(&self) -> &[(&'static str, &'static str)] {
+        &self.turned[self.named..]
+    }
+
+    /// The recipe's settings it names.
+    pub fn knobs<R: Catalogued>(&self) -> R::Variant {
+        let mut knobs = lookup(R::VARIANTS, self.preset).expect("a validated variant");
+        for (key, value) in &self.turned {
+            knobs.set(key, value).expect("a validated knob");
+        }
+        knobs
+    }
+}
+
+/// A variant in words, as `--variants` takes it: `guid`, or `guid
+/// waits_on=lowest` with the knobs the scenario turned.
+impl fmt::Display for Tuning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name)?;
+        for (key, value) in self.overrides() {
+            write!(f, " {key}={value}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A variant is its words (`"guid waits_on=lowest"`).
+impl PartialEq<&str> for Tuning {
+    fn eq(&self, words: &&str) -> bool {
+        self.to_string() == *words
+    }
+}
+
 /// Which recipe and variant a scenario checks, and each client's script, by
 /// the names the file used (validated against the recipe's tables).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Subject {
     pub recipe: &'static str,
     /// Each client's variant.
-    pub variants: Vec<&'static str>,
+    pub variants: Vec<Tuning>,
     /// Each client's script.
     pub scripts: Vec<Vec<&'static str>>,
     /// Which of each client's commands are given with a timeout, a bit per
@@ -237,16 +304,19 @@ impl Subject {
     }
 
     /// Whether every client runs the same variant.
-    pub fn one_variant(&self) -> Option<&'static str> {
-        let first = self.variants[0];
-        self.variants.iter().all(|v| *v == first).then_some(first)
+    pub fn one_variant(&self) -> Option<&Tuning> {
+        let first = &self.variants[0];
+        self.variants.iter().all(|v| v == first).then_some(first)
     }
 
     /// The variants in words: `guid`, or `guid, no_guid` for mixed clients.
     pub fn variant_words(&self) -> String {
         match self.one_variant() {
             Some(variant) => variant.to_string(),
-            None => self.variants.join(", "),
+            None => (self.variants.iter())
+                .map(Tuning::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
         }
     }
 }
@@ -284,10 +354,7 @@ impl<R: Catalogued> Entry<R> {
         let recipes = subject
             .variants
             .iter()
-            .map(|variant| {
-                let variant = lookup(R::VARIANTS, variant).expect("a validated variant");
-                R::build(variant, &params, &scripts)
-            })
+            .map(|tuning| R::build(tuning.knobs::<R>(), &params, &scripts))
             .collect();
         World {
             recipes,
@@ -319,6 +386,16 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn variants(&self) -> Vec<&'static str> {
         R::VARIANTS.iter().map(|(name, _)| *name).collect()
+    }
+
+    fn knobs(&self) -> &'static [Knob] {
+        <R::Variant as Knobs>::KNOBS
+    }
+
+    fn preset(&self, variant: &str) -> Option<Vec<(&'static str, &'static str)>> {
+        let preset = lookup(R::VARIANTS, variant)?;
+        let value = |knob: &Knob| preset.get(knob.key).map(|value| (knob.key, value));
+        Some(self.knobs().iter().filter_map(value).collect())
     }
 
     fn commands(&self) -> Vec<&'static str> {

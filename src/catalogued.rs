@@ -11,6 +11,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::knobs::Knobs;
 use crate::properties::Promise;
 use crate::recipe::Recipe;
 use crate::world::faults::{FaultBudget, Kind};
@@ -59,7 +60,9 @@ impl Params for NoParams {
 pub trait Catalogued: Recipe {
     const NAME: &'static str;
     const DOCS: Docs;
-    type Variant: Copy + PartialEq + fmt::Debug;
+    /// A variant: a setting of the recipe's knobs ([`Knobs`]). Its named
+    /// variants, [`Catalogued::VARIANTS`], are presets of them.
+    type Variant: Knobs;
     const VARIANTS: &'static [(&'static str, Self::Variant)];
     const COMMANDS: &'static [(&'static str, Self::Command)];
     type Params: Params;

@@ -16,7 +16,7 @@
 //! verdicts     simulate check shrink
 //! exploration  explore partial_order reduce symmetry
 //! words        diagram trace
-//! recipes      models catalogued
+//! recipes      models catalogued knobs
 //! judgement    properties
 //! world        world
 //! interface    recipe
@@ -43,7 +43,7 @@
 //! - **judgement**: [`properties`], what a run must keep or reach, the
 //!   termination rank, and the verdicts' words.
 //! - **recipes**: [`models`], the recipes, each with what a scenario may name
-//!   of it ([`catalogued`]).
+//!   of it ([`catalogued`]), its variants as presets of its [`knobs`].
 //! - **words**: [`trace`], a path as steps a person reads; [`diagram`], as a
 //!   sequence diagram.
 //! - **exploration**: [`explore`] wraps a world in the reductions
@@ -91,6 +91,7 @@ pub mod conformance;
 pub mod diagram;
 pub mod ensemble;
 pub mod explore;
+pub mod knobs;
 pub mod lasso;
 pub mod memory;
 pub mod net;

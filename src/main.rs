@@ -20,7 +20,7 @@ use zoocheck::text::{quoted, shorten};
 use cli::list::{list, new_scenario};
 use cli::progress::{finish_progress, set_progress_name, show_progress, show_walks};
 use cli::replay::{explore, replay};
-use cli::run::{run, Mode};
+use cli::run::{run, Asked, Mode};
 
 const EXIT_CODES: &str = "\
 EXIT CODES:
@@ -94,6 +94,13 @@ enum Command {
         /// or its container's limit), at most 8G.
         #[arg(long, value_parser = zoocheck::memory::parse_size)]
         max_memory: Option<u64>,
+        /// Ask each scenario once per variant, side by side, in place of its
+        /// file's variants and knobs (every client's): a comma-separated list,
+        /// each a variant's name (the recipe's, or a presets file's) and knobs
+        /// turned, e.g. --variants 'guid, no_guid, guid waits_on=lowest'. The
+        /// file's expectations judge only its own variant's column.
+        #[arg(long, value_name = "LIST")]
+        variants: Option<String>,
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
@@ -150,6 +157,13 @@ enum Command {
         /// E.g. --reproduce mutual_exclusion.
         #[arg(long, value_name = "PROPERTY")]
         reproduce: Option<String>,
+        /// Ask each scenario once per variant, side by side, in place of its
+        /// file's variants and knobs (every client's): a comma-separated list,
+        /// each a variant's name (the recipe's, or a presets file's) and knobs
+        /// turned, e.g. --variants 'guid, no_guid, guid waits_on=lowest'. The
+        /// file's expectations judge only its own variant's column.
+        #[arg(long, value_name = "LIST")]
+        variants: Option<String>,
         /// Print the results as JSON on standard output.
         #[arg(long)]
         json: bool,
@@ -264,6 +278,7 @@ fn main() -> ExitCode {
             coverage,
             trace_out,
             report,
+            variants,
         } => {
             let options = CheckOptions {
                 bfs,
@@ -279,11 +294,15 @@ fn main() -> ExitCode {
             if zoocheck::memory::resident_bytes().is_none() {
                 eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
             }
-            run(
-                &paths,
+            let asked = Asked {
+                paths: &paths,
                 json,
-                trace_out.as_deref(),
-                report.as_deref(),
+                trace_out: trace_out.as_deref(),
+                report: report.as_deref(),
+                variants: variants.as_deref(),
+            };
+            run(
+                asked,
                 Mode::Check {
                     witness: &witness,
                     coverage,
@@ -315,6 +334,7 @@ fn main() -> ExitCode {
             reproduce,
             json,
             trace_out,
+            variants,
         } => {
             let threads = threads.map_or_else(
                 || std::thread::available_parallelism().map_or(1, |cores| cores.get().min(64)),
@@ -331,7 +351,14 @@ fn main() -> ExitCode {
                 options,
                 reproduce: reproduce.as_deref(),
             };
-            run(&paths, json, trace_out.as_deref(), None, mode, |scenario| {
+            let asked = Asked {
+                paths: &paths,
+                json,
+                trace_out: trace_out.as_deref(),
+                report: None,
+                variants: variants.as_deref(),
+            };
+            run(asked, mode, |scenario| {
                 set_progress_name(&scenario.name);
                 let progress = Some(show_walks as fn(&WalkProgress));
                 let outcome = scenario

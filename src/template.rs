@@ -52,8 +52,9 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
         .collect();
     let _ = writeln!(out, "scripts = [{}]", scripts.join(", "));
     out.push_str(
-        "# or a [[client]] table per client, in order, each with its own `variant` and `script`\n",
+        "# or a [[client]] table per client, in order, each with its own `variant`, `knobs` and `script`\n",
     );
+    knobs(&mut out, recipe);
     params(&mut out, recipe);
 
     out.push_str("\n[faults]    # how many of each the checker may inject, 0 to 3\n");
@@ -133,6 +134,30 @@ fn aimed(out: &mut String, recipe: &dyn AnyRecipe) {
 }
 
 /// Each name with its meaning as a comment line, the meanings in one column.
+/// The recipe's knobs, commented out at the reference's values, each with
+/// its meaning and values: a variant is a setting of them.
+fn knobs(out: &mut String, recipe: &dyn AnyRecipe) {
+    let knobs = recipe.knobs();
+    if knobs.is_empty() {
+        return;
+    }
+    let reference = recipe.docs().variants[0].0;
+    let values = recipe.preset(reference).expect("the reference is a preset");
+    let _ = writeln!(
+        out,
+        "\n# [knobs]    # turn any knob of the variant (here at {reference}'s values):"
+    );
+    for (knob, (_, value)) in knobs.iter().zip(&values) {
+        let _ = writeln!(out, "# {}", crate::knobs::paragraph(knob.meaning));
+        let shown = match *value {
+            "true" | "false" => value.to_string(),
+            name => toml_string(name),
+        };
+        let choices = knob.value_names().join(", ");
+        let _ = writeln!(out, "# {} = {shown}    # {choices}", knob.key);
+    }
+}
+
 fn meanings_of(out: &mut String, pairs: &[(&str, &str)]) {
     let width = pairs.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     for (name, meaning) in pairs {

@@ -20,6 +20,11 @@ pub struct TraceFile {
     /// The scenario's name and its file, as given to zoocheck.
     pub scenario: String,
     pub file: PathBuf,
+    /// The variant it ran under, where the command line named one in place
+    /// of the file's (`check FILE --variants no_guid`): every client's, as
+    /// `--variants` takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     pub property: String,
     /// `violated` or `reached`.
     pub verdict: String,
@@ -78,6 +83,7 @@ impl TraceFile {
         TraceFile {
             format: TRACE_FORMAT.to_string(),
             scenario: scenario.to_string(),
+            variant: None,
             file,
             property: trace.property.to_string(),
             verdict: verdict.to_string(),

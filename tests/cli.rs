@@ -784,6 +784,7 @@ fn check_json_parses_with_the_snapshot_counts_and_verdicts() {
                 "complete",
                 "coverage",
                 "file",
+                "judged",
                 "max_depth",
                 "mode",
                 "panic",
@@ -1935,15 +1936,40 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
             lines[at],
             format!("{}: {}", recipe.name(), recipe.docs().summary)
         );
-        assert_eq!(lines[at + 1], "  variants (the first is the reference):");
+        assert_eq!(
+            lines[at + 1],
+            "  variants (the first is the reference; in brackets, the knobs it turns):"
+        );
         at += 2;
         for (name, meaning) in recipe.docs().variants {
+            let turned =
+                recipe.preset(name).unwrap() != recipe.preset(recipe.docs().variants[0].0).unwrap();
             assert!(
-                lines[at].starts_with(&format!("    {name} ")) && lines[at].ends_with(meaning),
+                lines[at].starts_with(&format!("    {name} "))
+                    && lines[at].contains(meaning)
+                    && lines[at].ends_with(']') == turned,
                 "{}",
                 lines[at]
             );
             at += 1;
+        }
+        if !recipe.knobs().is_empty() {
+            assert_eq!(
+                lines[at],
+                "  knobs ([knobs], or a [[client]]'s knobs; the reference's value first):"
+            );
+            at += 1;
+            for knob in recipe.knobs() {
+                assert!(
+                    lines[at].starts_with(&format!("    {} ", knob.key)),
+                    "{}",
+                    lines[at]
+                );
+                at += 1;
+                while lines[at].starts_with("      ") {
+                    at += 1;
+                }
+            }
         }
         assert_eq!(lines[at], "  commands:");
         at += 1 + recipe.docs().commands.len();
@@ -2751,4 +2777,122 @@ fn replay_on_a_server_refuses_a_loop_and_a_narrow_counter() {
 fn every_kind_quoted() -> String {
     let quoted = zoocheck::faults::Kind::names().map(|name| format!("`{name}`"));
     quoted.join(", ")
+}
+
+/// A knob turned in a scenario, a preset of a presets file, and the same
+/// question under several variants side by side: the flawed column breaks
+/// what the file's own holds, a column's trace replays under its variant,
+/// and a bad knob, value or presets file is refused naming the key.
+#[test]
+fn knobs_presets_and_variants_side_by_side() {
+    let dir = TempDir::new("knobs");
+    let scenarios = dir.path().join("scenarios").join("lock");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let lose_reply =
+        std::fs::read_to_string(manifest_dir().join("scenarios/lock/guid_lose_reply.toml"))
+            .unwrap();
+    let file = scenarios.join("lose_reply.toml");
+    std::fs::write(&file, &lose_reply).unwrap();
+    std::fs::write(
+        dir.path().join("scenarios").join("presets.toml"),
+        "[lock.forgetful]\nmeaning = \"no GUID at all\"\nvariant = \"guid\"\nknobs = { guid = false }\n",
+    )
+    .unwrap();
+    let file_arg = file.to_str().unwrap();
+    let traces = dir.path().join("traces");
+
+    // The reference holds, the preset (the reference with guid = false, as
+    // no_guid is) orphans a node, and a knob turned on the command line runs.
+    let run = zoocheck([
+        "check",
+        file_arg,
+        "--variants",
+        "guid, forgetful, guid waits_on=lowest",
+        "--trace-out",
+        traces.to_str().unwrap(),
+    ]);
+    expect_code(&run, 0, "side by side");
+    let row = |name: &str| {
+        (run.stdout.lines())
+            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row {name}:\n{}", run.stdout))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    assert!(run.stdout.contains("guid (file's)"), "{}", run.stdout);
+    assert_eq!(
+        row("no_orphan_no_deadlock"),
+        [
+            "no_orphan_no_deadlock",
+            "holds",
+            "holds",
+            "violated",
+            "(17)",
+            "holds"
+        ]
+    );
+    assert!(
+        run.stdout
+            .ends_with("1 scenario under 3 variants: every expectation met\n"),
+        "{}",
+        run.stdout
+    );
+    // Its counterexample names its variant, and replays under it.
+    let trace = sorted_file_names(&traces)
+        .into_iter()
+        .find(|name| name.ends_with(".json"))
+        .expect("a trace written");
+    assert_eq!(
+        trace,
+        "lock__lose_reply__forgetful__no_orphan_no_deadlock.json"
+    );
+    let saved = read_json(&traces.join(&trace));
+    assert_eq!(saved["variant"], "forgetful");
+    let replayed = zoocheck(["replay", traces.join(&trace).to_str().unwrap()]);
+    expect_code(&replayed, 0, "the column's trace replays");
+
+    // The same with the variant in the file, through [knobs]: judged.
+    let turned = lose_reply.replace("[expect]", "[knobs]\nguid = false\n\n[expect]");
+    std::fs::write(&file, &turned).unwrap();
+    let run = zoocheck(["check", file_arg]);
+    expect_code(&run, 1, "guid = false orphans a node the file expects not");
+    assert!(run.stdout.contains("NOT AS EXPECTED"), "{}", run.stdout);
+
+    // A knob or a value the recipe does not have, and a presets file that
+    // names a recipe zoocheck does not have.
+    std::fs::write(
+        &file,
+        lose_reply.replace("[expect]", "[knobs]\nwaits_on = \"lowst\"\n\n[expect]"),
+    )
+    .unwrap();
+    let run = zoocheck(["check", file_arg]);
+    expect_code(&run, 2, "a bad knob value");
+    assert!(
+        run.stderr.contains("`knobs.waits_on`: knob `waits_on` has no value \"lowst\"; did you mean \"lowest\"? expected one of next, lowest, children"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(&file, &lose_reply).unwrap();
+    let run = zoocheck(["check", file_arg, "--variants", "guid wait_on=lowest"]);
+    expect_code(&run, 2, "a bad knob on the command line");
+    assert!(
+        run.stderr
+            .contains("`--variants`: unknown knob \"wait_on\""),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(
+        dir.path().join("scenarios").join("presets.toml"),
+        "[lokc.x]\nmeaning = \"\"\nvariant = \"guid\"\n",
+    )
+    .unwrap();
+    let run = zoocheck(["check", file_arg]);
+    expect_code(&run, 2, "a presets file naming no recipe");
+    assert!(
+        run.stderr
+            .contains("presets.toml: `lokc`: unknown recipe \"lokc\""),
+        "{}",
+        run.stderr
+    );
 }

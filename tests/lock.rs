@@ -20,7 +20,7 @@ use actor::*;
 use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
-use zoocheck::models::lock::{self, Command, Lock, Phase, State, Variant};
+use zoocheck::models::lock::{self, Command, Knobs, Lock, Phase, State};
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
 use zoocheck::store::{ErrorCode, EventType, Path, Response, Stat};
@@ -68,11 +68,11 @@ fn watching(name: &str) -> Phase {
 }
 
 /// Hands `input` to a lock of `variant` as client 0's first process.
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects {
     run_as(variant, ME, state, input)
 }
 
-fn run_as(variant: Variant, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
+fn run_as(variant: Knobs, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
     let mut out = Effects::default();
     Lock::new(variant).handle(me, state, input, &mut out);
     out
@@ -101,12 +101,7 @@ fn all_phases() -> Vec<Phase> {
 
 #[test]
 fn acquire_creates_an_ephemeral_sequential_node_with_the_guid_prefix() {
-    for variant in [
-        Variant::Guid,
-        Variant::Herd,
-        Variant::Fenced,
-        Variant::TryAcquire,
-    ] {
+    for variant in [Knobs::GUID, Knobs::HERD, Knobs::FENCED, Knobs::TRY_ACQUIRE] {
         let mut s = idle();
         let out = run(variant, &mut s, command(Command::Acquire));
         assert_eq!(
@@ -122,7 +117,7 @@ fn acquire_creates_an_ephemeral_sequential_node_with_the_guid_prefix() {
         client: 1,
         restarts: 2,
     };
-    let out = run_as(Variant::Guid, restarted, &mut s, command(Command::Acquire));
+    let out = run_as(Knobs::GUID, restarted, &mut s, command(Command::Acquire));
     assert_eq!(out, effects(vec![create_op("c1r2-lock-")], vec![]));
     assert_eq!(s, state(Phase::Creating, None));
 }
@@ -130,7 +125,7 @@ fn acquire_creates_an_ephemeral_sequential_node_with_the_guid_prefix() {
 #[test]
 fn no_guid_acquire_creates_a_plain_lock_node() {
     let mut s = idle();
-    let out = run(Variant::NoGuid, &mut s, command(Command::Acquire));
+    let out = run(Knobs::NO_GUID, &mut s, command(Command::Acquire));
     assert_eq!(out, effects(vec![create_op("lock-")], vec![]));
     assert_eq!(s, state(Phase::Creating, None));
 }
@@ -142,7 +137,7 @@ fn acquire_while_not_idle_does_nothing() {
             continue;
         }
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, command(Command::Acquire));
+        let out = run(Knobs::GUID, &mut s, command(Command::Acquire));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -155,10 +150,10 @@ fn acquire_while_not_idle_does_nothing() {
 #[test]
 fn created_node_is_remembered_and_children_are_listed_without_watch() {
     for variant in [
-        Variant::Guid,
-        Variant::NoGuid,
-        Variant::Fenced,
-        Variant::TryAcquire,
+        Knobs::GUID,
+        Knobs::NO_GUID,
+        Knobs::FENCED,
+        Knobs::TRY_ACQUIRE,
     ] {
         let mut s = state(Phase::Creating, None);
         let out = run(variant, &mut s, reply(create_op("c0-lock-"), created(MINE)));
@@ -171,7 +166,7 @@ fn created_node_is_remembered_and_children_are_listed_without_watch() {
 fn herd_created_node_is_remembered_and_children_are_listed_with_watch() {
     let mut s = state(Phase::Creating, None);
     let out = run(
-        Variant::Herd,
+        Knobs::HERD,
         &mut s,
         reply(create_op("c0-lock-"), created(MINE)),
     );
@@ -183,7 +178,7 @@ fn herd_created_node_is_remembered_and_children_are_listed_with_watch() {
 fn create_reply_when_not_creating_is_ignored() {
     let mut s = state(Phase::Dead, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(create_op("c0-lock-"), created(MINE)),
     );
@@ -197,7 +192,7 @@ fn create_other_error_is_ignored() {
     // process; a create refused otherwise is not something the recipe meets.
     let mut s = state(Phase::Creating, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(create_op("c0-lock-"), Err(ErrorCode::SessionExpired)),
     );
@@ -212,12 +207,7 @@ fn create_other_error_is_ignored() {
 #[test]
 fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
     // Unsorted, with a child that is not a lock node: the order is by sequence.
-    for variant in [
-        Variant::Guid,
-        Variant::Herd,
-        Variant::Fenced,
-        Variant::TryAcquire,
-    ] {
+    for variant in [Knobs::GUID, Knobs::HERD, Knobs::FENCED, Knobs::TRY_ACQUIRE] {
         let mut s = state(Phase::Listing, Some(MINE));
         let out = run(
             variant,
@@ -243,7 +233,7 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
     }
     let mut s = state(Phase::Listing, Some("lock-0000000007"));
     let out = run(
-        Variant::NoGuid,
+        Knobs::NO_GUID,
         &mut s,
         reply(
             list_op(false),
@@ -266,7 +256,7 @@ fn lowest_node_holds_and_observes_acquired_with_its_sequence_as_token() {
 
 #[test]
 fn otherwise_watches_the_next_lowest_with_exists() {
-    for variant in [Variant::Guid, Variant::NoGuid, Variant::Fenced] {
+    for variant in [Knobs::GUID, Knobs::NO_GUID, Knobs::FENCED] {
         let mut s = state(Phase::Listing, Some(MINE));
         // The next lowest, not the lowest; by sequence, not by name.
         let out = run(
@@ -286,7 +276,7 @@ fn otherwise_watches_the_next_lowest_with_exists() {
 fn our_node_missing_from_the_children_creates_again() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[LOWEST, PRED])),
     );
@@ -296,7 +286,7 @@ fn our_node_missing_from_the_children_creates_again() {
 
 #[test]
 fn listing_connection_loss_lists_again() {
-    for (variant, watch) in [(Variant::Guid, false), (Variant::Herd, true)] {
+    for (variant, watch) in [(Knobs::GUID, false), (Knobs::HERD, true)] {
         let mut s = state(Phase::Listing, Some(MINE));
         let out = run(variant, &mut s, reply(list_op(watch), lost()));
         assert_eq!(out, effects(vec![list_op(watch)], vec![]), "{variant:?}");
@@ -308,7 +298,7 @@ fn listing_connection_loss_lists_again() {
 fn listing_other_error_is_ignored() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), Err(ErrorCode::SessionExpired)),
     );
@@ -324,7 +314,7 @@ fn listing_other_error_is_ignored() {
 fn exists_false_goes_back_to_step_2() {
     let mut s = state(watching(PRED), Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(exists_op(PRED), Ok(Response::Exists(None))),
     );
@@ -336,7 +326,7 @@ fn exists_false_goes_back_to_step_2() {
 fn exists_true_waits() {
     let mut s = state(watching(PRED), Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(exists_op(PRED), Ok(Response::Exists(Some(Stat::default())))),
     );
@@ -347,7 +337,7 @@ fn exists_true_waits() {
 #[test]
 fn exists_connection_loss_goes_back_to_step_2() {
     let mut s = state(watching(PRED), Some(MINE));
-    let out = run(Variant::Guid, &mut s, reply(exists_op(PRED), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(exists_op(PRED), lost()));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, state(Phase::Listing, Some(MINE)));
 }
@@ -356,7 +346,7 @@ fn exists_connection_loss_goes_back_to_step_2() {
 fn exists_reply_for_another_node_is_ignored() {
     let mut s = state(watching(PRED), Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(exists_op(LOWEST), Ok(Response::Exists(None))),
     );
@@ -367,11 +357,7 @@ fn exists_reply_for_another_node_is_ignored() {
 #[test]
 fn predecessor_deleted_event_goes_back_to_step_2() {
     let mut s = state(watching(PRED), Some(MINE));
-    let out = run(
-        Variant::Guid,
-        &mut s,
-        event(EventType::NodeDeleted, at(PRED)),
-    );
+    let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(PRED)));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, state(Phase::Listing, Some(MINE)));
 }
@@ -384,7 +370,7 @@ fn events_for_other_nodes_are_ignored() {
         event(EventType::NodeChildrenChanged, Path::new("/lock")),
     ] {
         let mut s = state(watching(PRED), Some(MINE));
-        let out = run(Variant::Guid, &mut s, input.clone());
+        let out = run(Knobs::GUID, &mut s, input.clone());
         assert_eq!(out, nothing(), "{input:?}");
         assert_eq!(s, state(watching(PRED), Some(MINE)), "{input:?}");
     }
@@ -401,17 +387,13 @@ fn events_when_not_waiting_are_ignored() {
     ] {
         let mut s = state(phase.clone(), Some(MINE));
         let out = run(
-            Variant::Herd,
+            Knobs::HERD,
             &mut s,
             event(EventType::NodeChildrenChanged, Path::new("/lock")),
         );
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
-        let out = run(
-            Variant::Guid,
-            &mut s,
-            event(EventType::NodeDeleted, at(PRED)),
-        );
+        let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(PRED)));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -423,7 +405,7 @@ fn events_when_not_waiting_are_ignored() {
 
 #[test]
 fn create_connection_loss_with_guid_lists_children_to_recover() {
-    for variant in [Variant::Guid, Variant::Fenced, Variant::TryAcquire] {
+    for variant in [Knobs::GUID, Knobs::FENCED, Knobs::TRY_ACQUIRE] {
         let mut s = state(Phase::Creating, None);
         let out = run(variant, &mut s, reply(create_op("c0-lock-"), lost()));
         assert_eq!(out, effects(vec![list_op(false)], vec![]), "{variant:?}");
@@ -436,7 +418,7 @@ fn recovery_adopts_the_node_with_our_guid() {
     // Ours is the lowest: held at once, from the recovery listing itself.
     let mut s = state(Phase::Recovering, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&["c1-lock-0000000004", MINE])),
     );
@@ -456,7 +438,7 @@ fn recovery_adopts_the_node_with_our_guid() {
     // Ours is not the lowest: adopted, and its predecessor watched.
     let mut s = state(Phase::Recovering, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[MINE, PRED, LOWEST])),
     );
@@ -470,7 +452,7 @@ fn recovery_ignores_the_nodes_of_other_processes_of_the_same_client() {
     // starts with `c0-lock-`.
     let mut s = state(Phase::Recovering, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(
             list_op(false),
@@ -487,7 +469,7 @@ fn recovery_ignores_the_nodes_of_other_processes_of_the_same_client() {
     };
     let mut s = state(Phase::Recovering, None);
     let out = run_as(
-        Variant::Guid,
+        Knobs::GUID,
         restarted,
         &mut s,
         reply(list_op(false), children(&["c0-lock-0000000001"])),
@@ -499,7 +481,7 @@ fn recovery_ignores_the_nodes_of_other_processes_of_the_same_client() {
 #[test]
 fn a_renewed_session_names_its_nodes_by_session_unless_process_guid() {
     // `Expired`, then `SyncConnected` on the new session its library opened.
-    for variant in [Variant::Guid, Variant::ProcessGuid] {
+    for variant in [Knobs::GUID, Knobs::PROCESS_GUID] {
         let mut s = state(Phase::Watching(Arc::from(PRED)), Some(MINE));
         let out = run(variant, &mut s, session(SessionEvent::Expired));
         assert_eq!(
@@ -519,7 +501,7 @@ fn a_renewed_session_names_its_nodes_by_session_unless_process_guid() {
             "{variant:?}"
         );
         let prefix = match variant {
-            Variant::Guid => "c0s1-lock-",
+            Knobs::GUID => "c0s1-lock-",
             _ => "c0-lock-",
         };
         let out = run(variant, &mut s, command(Command::Acquire));
@@ -541,11 +523,7 @@ fn recovery_in_a_renewed_session_adopts_only_that_sessions_node() {
         "c0s1-lock-0000000002",
     ]);
     let mut s = renewed(Phase::Recovering);
-    let out = run(
-        Variant::Guid,
-        &mut s,
-        reply(list_op(false), listing.clone()),
-    );
+    let out = run(Knobs::GUID, &mut s, reply(list_op(false), listing.clone()));
     assert_eq!(out, effects(vec![exists_op(PRED)], vec![]));
     assert_eq!(
         s,
@@ -556,7 +534,7 @@ fn recovery_in_a_renewed_session_adopts_only_that_sessions_node() {
     );
     // `process_guid` takes the old session's node for its own: the lowest.
     let mut s = renewed(Phase::Recovering);
-    let out = run(Variant::ProcessGuid, &mut s, reply(list_op(false), listing));
+    let out = run(Knobs::PROCESS_GUID, &mut s, reply(list_op(false), listing));
     assert_eq!(
         out,
         effects(
@@ -574,7 +552,7 @@ fn recovery_in_a_renewed_session_adopts_only_that_sessions_node() {
 fn recovery_without_our_node_creates_again() {
     let mut s = state(Phase::Recovering, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[PRED, LOWEST])),
     );
@@ -582,7 +560,7 @@ fn recovery_without_our_node_creates_again() {
     assert_eq!(s, state(Phase::Creating, None));
 
     let mut s = state(Phase::Recovering, None);
-    let out = run(Variant::Guid, &mut s, reply(list_op(false), children(&[])));
+    let out = run(Knobs::GUID, &mut s, reply(list_op(false), children(&[])));
     assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
     assert_eq!(s, state(Phase::Creating, None));
 }
@@ -590,7 +568,7 @@ fn recovery_without_our_node_creates_again() {
 #[test]
 fn recovery_listing_connection_loss_lists_again() {
     let mut s = state(Phase::Recovering, None);
-    let out = run(Variant::Guid, &mut s, reply(list_op(false), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(list_op(false), lost()));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, state(Phase::Recovering, None));
 }
@@ -599,7 +577,7 @@ fn recovery_listing_connection_loss_lists_again() {
 fn try_acquire_recovery_adopts_and_gives_up_when_not_lowest() {
     let mut s = state(Phase::Recovering, None);
     let out = run(
-        Variant::TryAcquire,
+        Knobs::TRY_ACQUIRE,
         &mut s,
         reply(list_op(false), children(&[MINE, PRED])),
     );
@@ -618,7 +596,7 @@ fn try_acquire_recovery_adopts_and_gives_up_when_not_lowest() {
 #[test]
 fn herd_create_connection_loss_recovers_with_a_listing_that_watches() {
     let mut s = state(Phase::Creating, None);
-    let out = run(Variant::Herd, &mut s, reply(create_op("c0-lock-"), lost()));
+    let out = run(Knobs::HERD, &mut s, reply(create_op("c0-lock-"), lost()));
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(s, state(Phase::Recovering, None));
 }
@@ -626,7 +604,7 @@ fn herd_create_connection_loss_recovers_with_a_listing_that_watches() {
 #[test]
 fn create_connection_loss_without_guid_creates_again() {
     let mut s = state(Phase::Creating, None);
-    let out = run(Variant::NoGuid, &mut s, reply(create_op("lock-"), lost()));
+    let out = run(Knobs::NO_GUID, &mut s, reply(create_op("lock-"), lost()));
     assert_eq!(out, effects(vec![create_op("lock-")], vec![]));
     assert_eq!(s, state(Phase::Creating, None));
 }
@@ -638,7 +616,7 @@ fn create_connection_loss_without_guid_creates_again() {
 #[test]
 fn disconnected_while_held_suspends() {
     let mut s = state(Phase::Held, Some(MINE));
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::Disconnected));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::Disconnected));
     assert_eq!(out, effects(vec![], vec![Observation::Suspended]));
     assert_eq!(s, state(Phase::Suspended, Some(MINE)));
 }
@@ -646,15 +624,11 @@ fn disconnected_while_held_suspends() {
 #[test]
 fn trusting_holder_ignores_disconnected_and_keeps_believing() {
     let mut s = state(Phase::Held, Some(MINE));
-    let out = run(
-        Variant::Trusting,
-        &mut s,
-        session(SessionEvent::Disconnected),
-    );
+    let out = run(Knobs::TRUSTING, &mut s, session(SessionEvent::Disconnected));
     assert_eq!(out, nothing());
     assert_eq!(s, state(Phase::Held, Some(MINE)));
     // Only Expired, heard on reconnecting, tells it the lock is lost.
-    let out = run(Variant::Trusting, &mut s, session(SessionEvent::Expired));
+    let out = run(Knobs::TRUSTING, &mut s, session(SessionEvent::Expired));
     assert_eq!(out, effects(vec![], vec![Observation::Lost]));
     assert_eq!(s, state(Phase::Dead, None));
 }
@@ -675,7 +649,7 @@ fn disconnected_while_waiting_keeps_waiting() {
         (Phase::Dead, None),
     ] {
         let mut s = state(phase.clone(), node);
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Disconnected));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Disconnected));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), node), "{phase:?}");
     }
@@ -684,12 +658,12 @@ fn disconnected_while_waiting_keeps_waiting() {
 #[test]
 fn sync_connected_while_suspended_checks_again_and_reacquires() {
     let mut s = state(Phase::Suspended, Some(MINE));
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::SyncConnected));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, state(Phase::Listing, Some(MINE)));
 
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&["c1-lock-0000000005", MINE])),
     );
@@ -710,7 +684,7 @@ fn sync_connected_while_suspended_checks_again_and_reacquires() {
 #[test]
 fn herd_sync_connected_while_suspended_checks_again_with_watch() {
     let mut s = state(Phase::Suspended, Some(MINE));
-    let out = run(Variant::Herd, &mut s, session(SessionEvent::SyncConnected));
+    let out = run(Knobs::HERD, &mut s, session(SessionEvent::SyncConnected));
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(s, state(Phase::Listing, Some(MINE)));
 }
@@ -718,9 +692,9 @@ fn herd_sync_connected_while_suspended_checks_again_with_watch() {
 #[test]
 fn sync_connected_while_suspended_finds_its_node_gone_and_creates_again() {
     let mut s = state(Phase::Suspended, Some(MINE));
-    run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+    run(Knobs::GUID, &mut s, session(SessionEvent::SyncConnected));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&["c1-lock-0000000005"])),
     );
@@ -736,7 +710,7 @@ fn sync_connected_while_not_suspended_does_nothing() {
             continue;
         }
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::SyncConnected));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -746,7 +720,7 @@ fn sync_connected_while_not_suspended_does_nothing() {
 fn expired_while_held_observes_lost_and_dies() {
     for phase in [Phase::Held, Phase::Suspended] {
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, effects(vec![], vec![Observation::Lost]), "{phase:?}");
         assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
     }
@@ -762,7 +736,7 @@ fn expired_while_waiting_gives_up() {
         (Phase::WaitingForChildren, Some(MINE)),
     ] {
         let mut s = state(phase.clone(), node);
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
     }
@@ -777,7 +751,7 @@ fn expired_otherwise_just_dies() {
         (Phase::Dead, None),
     ] {
         let mut s = state(phase.clone(), node);
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
     }
@@ -795,7 +769,7 @@ fn closed_ends_the_process() {
     ];
     for (phase, node, observations) in cases {
         let mut s = state(phase.clone(), node);
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Closed));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Closed));
         assert_eq!(out, effects(vec![], observations), "{phase:?}");
         assert_eq!(s, state(Phase::Dead, None), "{phase:?}");
     }
@@ -812,7 +786,7 @@ fn replies_after_death_are_ignored() {
     ];
     for input in inputs {
         let mut s = state(Phase::Dead, None);
-        let out = run(Variant::Guid, &mut s, input.clone());
+        let out = run(Knobs::GUID, &mut s, input.clone());
         assert_eq!(out, nothing(), "{input:?}");
         assert_eq!(s, state(Phase::Dead, None), "{input:?}");
     }
@@ -825,19 +799,14 @@ fn replies_after_death_are_ignored() {
 #[test]
 fn work_while_held_uses_the_resource() {
     let mut s = state(Phase::Held, Some(MINE));
-    let out = run(Variant::Fenced, &mut s, command(Command::Work));
+    let out = run(Knobs::FENCED, &mut s, command(Command::Work));
     assert_eq!(
         out,
         effects(vec![], vec![Observation::Used { sequencer: Some(3) }])
     );
     assert_eq!(s, state(Phase::Held, Some(MINE)));
 
-    for variant in [
-        Variant::Guid,
-        Variant::NoGuid,
-        Variant::Herd,
-        Variant::TryAcquire,
-    ] {
+    for variant in [Knobs::GUID, Knobs::NO_GUID, Knobs::HERD, Knobs::TRY_ACQUIRE] {
         let mut s = state(Phase::Held, Some(MINE));
         let out = run(variant, &mut s, command(Command::Work));
         assert_eq!(
@@ -856,7 +825,7 @@ fn work_without_the_lock_does_nothing() {
             continue;
         }
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Fenced, &mut s, command(Command::Work));
+        let out = run(Knobs::FENCED, &mut s, command(Command::Work));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -869,7 +838,7 @@ fn work_without_the_lock_does_nothing() {
 #[test]
 fn release_while_held_observes_released_and_deletes() {
     let mut s = state(Phase::Held, Some(MINE));
-    let out = run(Variant::Guid, &mut s, command(Command::Release));
+    let out = run(Knobs::GUID, &mut s, command(Command::Release));
     assert_eq!(
         out,
         effects(vec![delete_op(MINE)], vec![Observation::Released])
@@ -880,7 +849,7 @@ fn release_while_held_observes_released_and_deletes() {
 #[test]
 fn release_while_suspended_deletes_without_observing() {
     let mut s = state(Phase::Suspended, Some(MINE));
-    let out = run(Variant::Guid, &mut s, command(Command::Release));
+    let out = run(Knobs::GUID, &mut s, command(Command::Release));
     assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
     assert_eq!(s, state(Phase::Releasing, Some(MINE)));
 }
@@ -892,7 +861,7 @@ fn release_without_the_lock_does_nothing() {
             continue;
         }
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, command(Command::Release));
+        let out = run(Knobs::GUID, &mut s, command(Command::Release));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -902,7 +871,7 @@ fn release_without_the_lock_does_nothing() {
 fn release_delete_connection_loss_retries() {
     for phase in [Phase::Releasing, Phase::Abandoning] {
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, reply(delete_op(MINE), lost()));
+        let out = run(Knobs::GUID, &mut s, reply(delete_op(MINE), lost()));
         assert_eq!(out, effects(vec![delete_op(MINE)], vec![]), "{phase:?}");
         assert_eq!(s, state(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -913,7 +882,7 @@ fn release_delete_succeeds_and_ends_idle() {
     for phase in [Phase::Releasing, Phase::Abandoning] {
         let mut s = state(phase.clone(), Some(MINE));
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             reply(delete_op(MINE), Ok(Response::Deleted)),
         );
@@ -927,7 +896,7 @@ fn release_delete_nonode_or_sessionexpired_ends_idle() {
     for phase in [Phase::Releasing, Phase::Abandoning] {
         for code in [ErrorCode::NoNode, ErrorCode::SessionExpired] {
             let mut s = state(phase.clone(), Some(MINE));
-            let out = run(Variant::Guid, &mut s, reply(delete_op(MINE), Err(code)));
+            let out = run(Knobs::GUID, &mut s, reply(delete_op(MINE), Err(code)));
             assert_eq!(out, nothing(), "{phase:?} {code:?}");
             assert_eq!(s, state(Phase::Idle, None), "{phase:?} {code:?}");
         }
@@ -938,7 +907,7 @@ fn release_delete_nonode_or_sessionexpired_ends_idle() {
 fn delete_reply_when_not_releasing_is_ignored() {
     let mut s = state(Phase::Held, Some(MINE));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(delete_op(MINE), Ok(Response::Deleted)),
     );
@@ -954,7 +923,7 @@ fn delete_reply_when_not_releasing_is_ignored() {
 fn try_acquire_gives_up_and_deletes_its_node_when_not_lowest() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::TryAcquire,
+        Knobs::TRY_ACQUIRE,
         &mut s,
         reply(list_op(false), children(&[PRED, MINE, LOWEST])),
     );
@@ -966,7 +935,7 @@ fn try_acquire_gives_up_and_deletes_its_node_when_not_lowest() {
 
     // The delete ends it.
     let out = run(
-        Variant::TryAcquire,
+        Knobs::TRY_ACQUIRE,
         &mut s,
         reply(delete_op(MINE), Ok(Response::Deleted)),
     );
@@ -978,7 +947,7 @@ fn try_acquire_gives_up_and_deletes_its_node_when_not_lowest() {
 fn spin_deletes_its_node_when_not_lowest_and_creates_another_once_it_is_gone() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Spin,
+        Knobs::SPIN,
         &mut s,
         reply(list_op(false), children(&[PRED, MINE, LOWEST])),
     );
@@ -987,26 +956,26 @@ fn spin_deletes_its_node_when_not_lowest_and_creates_another_once_it_is_gone() {
     assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
 
     // A lost delete reply is sent again, as for try_acquire.
-    let out = run(Variant::Spin, &mut s, reply(delete_op(MINE), lost()));
+    let out = run(Knobs::SPIN, &mut s, reply(delete_op(MINE), lost()));
     assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
     assert_eq!(s, state(Phase::Abandoning, Some(MINE)));
 
     // Once the node is gone, step 1 again at once.
     let out = run(
-        Variant::Spin,
+        Knobs::SPIN,
         &mut s,
         reply(delete_op(MINE), Ok(Response::Deleted)),
     );
     assert_eq!(out, effects(vec![create_op("c0-lock-")], vec![]));
     assert_eq!(s, state(Phase::Creating, None));
-    assert!(Lock::new(Variant::Spin).is_busy(&s));
+    assert!(Lock::new(Knobs::SPIN).is_busy(&s));
 }
 
 #[test]
 fn herd_waits_for_children_changed_and_lists_again() {
     let mut s = state(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Herd,
+        Knobs::HERD,
         &mut s,
         reply(list_op(true), children(&[PRED, MINE, LOWEST])),
     );
@@ -1020,24 +989,20 @@ fn herd_waits_for_children_changed_and_lists_again() {
         event(EventType::NodeChildrenChanged, Path::new("/other")),
         event(EventType::NodeDataChanged, Path::new("/lock")),
     ] {
-        let out = run(Variant::Herd, &mut s, input.clone());
+        let out = run(Knobs::HERD, &mut s, input.clone());
         assert_eq!(out, nothing(), "{input:?}");
         assert_eq!(s, state(Phase::WaitingForChildren, Some(MINE)), "{input:?}");
     }
 
     let out = run(
-        Variant::Herd,
+        Knobs::HERD,
         &mut s,
         event(EventType::NodeChildrenChanged, Path::new("/lock")),
     );
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(s, state(Phase::Listing, Some(MINE)));
 
-    let out = run(
-        Variant::Herd,
-        &mut s,
-        reply(list_op(true), children(&[MINE])),
-    );
+    let out = run(Knobs::HERD, &mut s, reply(list_op(true), children(&[MINE])));
     assert_eq!(
         out,
         effects(
@@ -1089,7 +1054,7 @@ fn is_busy_and_is_waiting_per_phase() {
 
 #[test]
 fn claims_only_its_own_live_node() {
-    let lock = Lock::new(Variant::Guid);
+    let lock = Lock::new(Knobs::GUID);
     for phase in all_phases() {
         let s = state(phase.clone(), Some(MINE));
         assert_eq!(lock.claims(&s, MINE), phase != Phase::Dead, "{phase:?}");
@@ -1102,7 +1067,7 @@ fn claims_only_its_own_live_node() {
 
 #[test]
 fn init_is_idle_without_a_node_and_the_directory_is_slash_lock() {
-    let lock = Lock::new(Variant::Guid);
+    let lock = Lock::new(Knobs::GUID);
     assert_eq!(lock.init(ME), idle());
     assert_eq!(lock.directory(), &Path::new("/lock"));
 }
@@ -1111,7 +1076,7 @@ fn init_is_idle_without_a_node_and_the_directory_is_slash_lock() {
 // Scripted interleavings through the whole world.
 // ---------------------------------------------------------------------------
 
-fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Lock> {
+fn world(variant: Knobs, clients: usize, budget: FaultBudget) -> World<Lock> {
     World::new(
         Lock::new(variant),
         vec![vec![Command::Acquire, Command::Work, Command::Release]; clients],
@@ -1136,7 +1101,7 @@ fn tenure(index: u8, token: i64) -> Option<Tenure> {
 
 #[test]
 fn world_lost_create_reply_with_guid_recovers_its_node_and_acquires() {
-    let world = world(Variant::Guid, 1, FaultBudget::of(Kind::LoseReply, 1));
+    let world = world(Knobs::GUID, 1, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1198,7 +1163,7 @@ fn state_of(phase: Phase, node: Option<&str>) -> State {
 
 #[test]
 fn world_lost_create_reply_without_guid_leaves_an_orphan_it_waits_behind() {
-    let world = world(Variant::NoGuid, 1, FaultBudget::of(Kind::LoseReply, 1));
+    let world = world(Knobs::NO_GUID, 1, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1231,7 +1196,7 @@ fn world_lost_create_reply_without_guid_leaves_an_orphan_it_waits_behind() {
 
 #[test]
 fn world_waiter_is_woken_by_its_predecessors_release_and_acquires() {
-    let world = world(Variant::Guid, 2, FaultBudget::default());
+    let world = world(Knobs::GUID, 2, FaultBudget::default());
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1295,7 +1260,7 @@ fn world_waiter_is_woken_by_its_predecessors_release_and_acquires() {
 
 #[test]
 fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
-    let world = world(Variant::Guid, 1, FaultBudget::of(Kind::Disconnect, 1));
+    let world = world(Knobs::GUID, 1, FaultBudget::of(Kind::Disconnect, 1));
     let init = world.init_states().remove(0);
     let state = walk(
         &world,
@@ -1334,7 +1299,7 @@ fn world_holder_disconnected_suspends_then_checks_again_and_reacquires() {
 // holder's release (scenarios/lock/herd_lose_reply.toml checks every run).
 #[test]
 fn herd_recovered_waiter_is_woken_when_the_holder_releases() {
-    let world = world(Variant::Herd, 2, FaultBudget::of(Kind::LoseReply, 1));
+    let world = world(Knobs::HERD, 2, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     // Client 0 holds.
     let state = walk(
@@ -1404,7 +1369,7 @@ fn world_an_aimed_fault_strikes_only_its_target_and_spends_its_own_budget() {
     let budget = FaultBudget::of(Kind::Pause, 1)
         .aim(Kind::Pause, holder, 1)
         .aim(Kind::Pause, Target::Client(1), 1);
-    let world = world(Variant::Guid, 2, budget);
+    let world = world(Knobs::GUID, 2, budget);
     let paused = |client, charge| Fault {
         charge,
         ..Fault::new(Kind::Pause, client)
@@ -1458,7 +1423,7 @@ fn world_an_aimed_fault_strikes_only_its_target_and_spends_its_own_budget() {
 fn cancel_while_waiting_with_a_node_deletes_it() {
     for phase in [Phase::Listing, watching(PRED)] {
         let mut s = state(phase.clone(), Some(MINE));
-        let out = run(Variant::Guid, &mut s, command(Command::Cancel));
+        let out = run(Knobs::GUID, &mut s, command(Command::Cancel));
         assert_eq!(
             out,
             effects(vec![delete_op(MINE)], vec![Observation::GaveUp]),
@@ -1471,13 +1436,13 @@ fn cancel_while_waiting_with_a_node_deletes_it() {
 #[test]
 fn cancel_with_the_create_in_flight_deletes_the_node_its_reply_names() {
     let mut s = state(Phase::Creating, None);
-    let out = run(Variant::Guid, &mut s, command(Command::Cancel));
+    let out = run(Knobs::GUID, &mut s, command(Command::Cancel));
     assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
     assert_eq!(s, cancelled(Phase::Creating));
     // Still busy: the application waits for the cancel to finish.
-    assert!(Lock::new(Variant::Guid).is_busy(&s));
+    assert!(Lock::new(Knobs::GUID).is_busy(&s));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(create_op("c0-lock-"), created(MINE)),
     );
@@ -1486,7 +1451,7 @@ fn cancel_with_the_create_in_flight_deletes_the_node_its_reply_names() {
     // A second cancel changes nothing.
     let mut again = cancelled(Phase::Creating);
     assert_eq!(
-        run(Variant::Guid, &mut again, command(Command::Cancel)),
+        run(Knobs::GUID, &mut again, command(Command::Cancel)),
         nothing()
     );
 }
@@ -1494,13 +1459,13 @@ fn cancel_with_the_create_in_flight_deletes_the_node_its_reply_names() {
 #[test]
 fn cancel_with_a_lost_create_reply_recovers_the_node_by_its_guid_and_deletes_it() {
     let mut s = cancelled(Phase::Creating);
-    let out = run(Variant::Guid, &mut s, reply(create_op("c0-lock-"), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(create_op("c0-lock-"), lost()));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, cancelled(Phase::Recovering));
     // The lost create was applied: its node is deleted.
     let mut found = s.clone();
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut found,
         reply(list_op(false), children(&[PRED, MINE])),
     );
@@ -1508,7 +1473,7 @@ fn cancel_with_a_lost_create_reply_recovers_the_node_by_its_guid_and_deletes_it(
     assert_eq!(found, state(Phase::Abandoning, Some(MINE)));
     // It was not: the attempt is over.
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[PRED])),
     );
@@ -1517,7 +1482,7 @@ fn cancel_with_a_lost_create_reply_recovers_the_node_by_its_guid_and_deletes_it(
     // Without a GUID the node cannot be found: given up on.
     let mut plain = cancelled(Phase::Creating);
     let out = run(
-        Variant::NoGuid,
+        Knobs::NO_GUID,
         &mut plain,
         reply(create_op("lock-"), lost()),
     );
@@ -1528,18 +1493,18 @@ fn cancel_with_a_lost_create_reply_recovers_the_node_by_its_guid_and_deletes_it(
 #[test]
 fn careless_cancel_forgets_its_node() {
     let mut s = state(watching(PRED), Some(MINE));
-    let out = run(Variant::CarelessCancel, &mut s, command(Command::Cancel));
+    let out = run(Knobs::CARELESS_CANCEL, &mut s, command(Command::Cancel));
     assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
     assert_eq!(s, idle());
     // Its create's reply, arriving later, finds it idle: ignored.
     let mut creating = state(Phase::Creating, None);
     run(
-        Variant::CarelessCancel,
+        Knobs::CARELESS_CANCEL,
         &mut creating,
         command(Command::Cancel),
     );
     let out = run(
-        Variant::CarelessCancel,
+        Knobs::CARELESS_CANCEL,
         &mut creating,
         reply(create_op("c0-lock-"), created(MINE)),
     );
@@ -1553,7 +1518,7 @@ fn cancel_after_the_call_returned_does_nothing() {
         let node = (phase != Phase::Idle && phase != Phase::Dead).then_some(MINE);
         let mut s = state(phase.clone(), node);
         assert_eq!(
-            run(Variant::Guid, &mut s, command(Command::Cancel)),
+            run(Knobs::GUID, &mut s, command(Command::Cancel)),
             nothing(),
             "{phase:?}"
         );
@@ -1565,7 +1530,7 @@ fn cancel_after_the_call_returned_does_nothing() {
 fn world_a_timed_acquire_may_time_out_only_while_it_is_pending() {
     let world = World {
         timed: vec![0, 0b1],
-        ..world(Variant::Guid, 2, FaultBudget::default())
+        ..world(Knobs::GUID, 2, FaultBudget::default())
     };
     let timeouts = |state: &WorldState<State>| {
         let mut actions = Vec::new();
@@ -1621,7 +1586,7 @@ fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_
     let world = World {
         renews: true,
         ..world(
-            Variant::Guid,
+            Knobs::GUID,
             1,
             FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
         )

@@ -20,11 +20,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use stateright::Model;
-use zoocheck::catalogue::{Entry, Setting, Subject};
+use zoocheck::catalogue::{Entry, Setting, Subject, Tuning};
 use zoocheck::catalogued::{Catalogued, Visit};
 use zoocheck::check::{CheckOptions, Verdict};
 use zoocheck::explore::{Classed, Explored};
 use zoocheck::faults::{FaultBudget, Kind};
+use zoocheck::knobs::Knobs;
 use zoocheck::models::barrier::Barrier;
 use zoocheck::models::configuration::Configuration;
 use zoocheck::models::double_barrier::DoubleBarrier;
@@ -514,6 +515,25 @@ fn symmetry_budgets<R: Catalogued>() -> Vec<(&'static str, FaultBudget, bool)> {
 /// lock's), whose graphs have no end.
 const SYMMETRY_DEPTH: usize = 32;
 
+/// Every preset of `R`, then every setting one knob away from its reference
+/// that no preset is: symmetry sees knobs as it sees variants.
+fn every_setting<R: Catalogued>() -> Vec<Tuning> {
+    let mut tunings: Vec<Tuning> = (R::VARIANTS.iter())
+        .map(|(name, _)| Tuning::preset(name))
+        .collect();
+    let reference = R::VARIANTS[0].0;
+    for knob in <R::Variant as Knobs>::KNOBS {
+        for (value, _) in knob.values {
+            let mut tuning = Tuning::preset(reference);
+            tuning.turned.push((knob.key, value));
+            if !(tunings.iter()).any(|known| known.knobs::<R>() == tuning.knobs::<R>()) {
+                tunings.push(tuning);
+            }
+        }
+    }
+    tunings
+}
+
 struct EverySymmetricVariant {
     /// Each world checked: recipe, variant, script and budget in words,
     /// and how much of its graph.
@@ -529,12 +549,12 @@ impl Visit for EverySymmetricVariant {
                 scripts.push(script);
             }
         }
-        for (variant, _) in R::VARIANTS {
+        for variant in &every_setting::<R>() {
             for script in &scripts {
                 let twins: Vec<Vec<&'static str>> = vec![script.to_vec(); 2];
                 let subject = Subject {
                     recipe: R::NAME,
-                    variants: vec![*variant; 2],
+                    variants: vec![variant.clone(); 2],
                     scripts: twins,
                     timed: vec![0; 2],
                 };

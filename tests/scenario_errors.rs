@@ -74,7 +74,7 @@ fn an_unknown_table_is_named() {
     assert_eq!(
         error_of(&replaced("[faults]", "[faultz]")),
         "scenarios/lock/broken.toml: `faultz`: unknown field `faultz`, expected one of \
-         `description`, `recipe`, `variant`, `clients`, `script`, `scripts`, `client`, `params`, \
+         `description`, `recipe`, `variant`, `knobs`, `clients`, `script`, `scripts`, `client`, `params`, \
          `faults`, `fault`, `store`, `session`, `check`, `expect` (line 7)"
     );
 }
@@ -904,8 +904,8 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
         error_of(&with_clients(&format!(
             "{script}[[client]]\ncolour = \"red\"\n"
         ))),
-        "scenarios/lock/broken.toml: `client.colour`: unknown field `colour`, expected `variant` \
-         or `script` (line 6)"
+        "scenarios/lock/broken.toml: `client.colour`: unknown field `colour`, expected one of \
+         `variant`, `knobs`, `script` (line 6)"
     );
 }
 

@@ -530,7 +530,7 @@ mod tests {
         value.hash(&mut hasher);
         hasher.finish()
     }
-    use crate::models::lock::{self, Command, Lock, Variant};
+    use crate::models::lock::{self, Command, Knobs, Lock};
     use crate::world::faults::{FaultBudget, Kind};
 
     /// A graph as a model: state 0 is initial, `edges[s]` are the steps
@@ -764,7 +764,7 @@ mod tests {
         );
     }
 
-    fn lock_world(variant: Variant, script: &[Command], budget: FaultBudget) -> World<Lock> {
+    fn lock_world(variant: Knobs, script: &[Command], budget: FaultBudget) -> World<Lock> {
         World::new(
             Lock::new(variant),
             vec![script.to_vec(); 2],
@@ -807,7 +807,7 @@ mod tests {
     fn every_step_of_a_lock_raises_the_rank_through_disconnects_and_expiries() {
         use Command::*;
         let world = lock_world(
-            Variant::Guid,
+            Knobs::GUID,
             &[Acquire, Work, Release],
             FaultBudget::default()
                 .with(Kind::Disconnect, 1)
@@ -821,7 +821,7 @@ mod tests {
     fn every_step_of_a_lock_raises_the_rank_through_pauses_crashes_and_restarts() {
         use Command::*;
         let world = lock_world(
-            Variant::Guid,
+            Knobs::GUID,
             &[Acquire, Work, Release],
             FaultBudget::default()
                 .with(Kind::Crash, 1)
@@ -834,7 +834,7 @@ mod tests {
     #[test]
     fn a_spinning_client_grows_a_fair_path_whose_rounds_repeat() {
         use Command::*;
-        let world = lock_world(Variant::Spin, &[Acquire, Work], FaultBudget::default());
+        let world = lock_world(Knobs::SPIN, &[Acquire, Work], FaultBudget::default());
         let path = growing_path(&world, 60, &mut |_| true)
             .unwrap()
             .expect("c1 spins while c0 holds");
@@ -904,7 +904,7 @@ mod tests {
         // spinner's rounds for a lasso: the words are a lasso's, but the
         // state after a round is not the state before it (fresh counters),
         // so the trace does not replay.
-        let world = lock_world(Variant::Spin, &[Acquire, Work], FaultBudget::default());
+        let world = lock_world(Knobs::SPIN, &[Acquire, Work], FaultBudget::default());
         let path = growing_path(&world, 60, &mut |_| true).unwrap().unwrap();
         let lasso = Lasso {
             prefix: path[..9].to_vec(),
@@ -1004,7 +1004,7 @@ mod tests {
     fn a_spin_that_ends_once_the_holder_releases_is_no_evidence_of_a_loop() {
         use Command::*;
         let world = lock_world(
-            Variant::Spin,
+            Knobs::SPIN,
             &[Acquire, Work, Release],
             FaultBudget::default(),
         );

@@ -6,8 +6,10 @@ use std::process::ExitCode;
 use serde::Serialize;
 use zoocheck::catalogue::{self, AnyRecipe};
 use zoocheck::faults::DECLARATIONS;
+use zoocheck::knobs::paragraph;
 use zoocheck::properties::termination;
-use zoocheck::scenario::Scenario;
+use zoocheck::scenario::tuning::{read_presets, Preset, PRESETS_FILE};
+use zoocheck::scenario::{Recipes, Scenario};
 use zoocheck::text::quoted;
 
 use crate::cli::load::load;
@@ -29,13 +31,14 @@ pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCo
     if let Some(only) = only {
         scenarios.retain(|scenario| scenario.subject.recipe == only);
     }
+    let presets = presets_under(path, &recipes)?;
     if json {
         outln!(
             "{}",
-            serde_json::to_string_pretty(&JsonList::new(&recipes, &scenarios))?
+            serde_json::to_string_pretty(&JsonList::new(&recipes, &presets, &scenarios))?
         );
     } else {
-        print_list(&recipes, &scenarios, path, only.is_none());
+        print_list(&recipes, &presets, &scenarios, path, only.is_none());
     }
     for error in &refused {
         eprintln!("zoocheck: {error}");
@@ -49,7 +52,13 @@ pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCo
 
 /// `list` as text: each recipe with its variants, commands, parameters,
 /// parts and properties; the fault kinds; the scenarios under `path`.
-fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, faults: bool) {
+fn print_list(
+    recipes: &[&dyn AnyRecipe],
+    presets: &[Preset],
+    scenarios: &[Scenario],
+    path: &Path,
+    faults: bool,
+) {
     for recipe in recipes {
         let docs = recipe.docs();
         let properties = listed_properties(*recipe);
@@ -65,9 +74,44 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
             .chain(properties.iter().map(|(name, _, _)| name.len() + 12))
             .max()
             .unwrap_or(0);
-        outln!("  variants (the first is the reference):");
+        outln!("  variants (the first is the reference; in brackets, the knobs it turns):");
         for (name, meaning) in docs.variants {
-            outln!("    {name:<width$}  {meaning}");
+            outln!("    {name:<width$}  {meaning}{}", turned(*recipe, name));
+        }
+        for preset in presets
+            .iter()
+            .filter(|preset| preset.recipe == recipe.name())
+        {
+            let knobs: Vec<String> = (preset.knobs.iter())
+                .map(|(key, value)| format!("{key}={value}"))
+                .collect();
+            outln!(
+                "    {:<width$}  {} [{}: {} {}]",
+                preset.name,
+                preset.meaning,
+                preset.file.display(),
+                preset.variant,
+                knobs.join(" ")
+            );
+        }
+        if !recipe.knobs().is_empty() {
+            outln!("  knobs ([knobs], or a [[client]]'s knobs; the reference's value first):");
+            let reference = recipe.preset(docs.variants[0].0).unwrap_or_default();
+            for (knob, (_, default)) in recipe.knobs().iter().zip(&reference) {
+                outln!("    {:<width$}  {}", knob.key, paragraph(knob.meaning));
+                if knob.values == <bool as zoocheck::knobs::KnobValue>::VALUES {
+                    outln!(
+                        "    {:<width$}    true or false (the reference: {default})",
+                        ""
+                    );
+                    continue;
+                }
+                let first = knob.values.iter().filter(|(value, _)| value == default);
+                let rest = knob.values.iter().filter(|(value, _)| value != default);
+                for (value, meaning) in first.chain(rest) {
+                    outln!("    {:<width$}    {value}: {meaning}", "");
+                }
+            }
         }
         outln!("  commands:");
         for (name, meaning) in docs.commands {
@@ -121,6 +165,24 @@ fn print_list(recipes: &[&dyn AnyRecipe], scenarios: &[Scenario], path: &Path, f
     }
 }
 
+/// The knobs preset `variant` turns from the reference, in brackets
+/// (` [guid=false]`), or nothing for the reference and a recipe without knobs.
+fn turned(recipe: &dyn AnyRecipe, variant: &str) -> String {
+    let reference = recipe
+        .preset(recipe.docs().variants[0].0)
+        .unwrap_or_default();
+    let preset = recipe.preset(variant).unwrap_or_default();
+    let turned: Vec<String> = (preset.iter().zip(&reference))
+        .filter(|(mine, theirs)| mine != theirs)
+        .map(|((key, value), _)| format!("{key}={value}"))
+        .collect();
+    if turned.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", turned.join(" "))
+    }
+}
+
 /// A recipe's properties with their kinds (`always`, `sometimes`) and
 /// meanings, then every recipe's liveness property, `terminates` (optional
 /// in `[expect]`).
@@ -134,6 +196,43 @@ fn listed_properties(recipe: &dyn AnyRecipe) -> Vec<(&'static str, &'static str,
             termination::DECLARED.meaning,
         )])
         .collect()
+}
+
+/// The presets of every presets file under `path` (a directory, or a
+/// scenario file's directory), file by file in order.
+fn presets_under(path: &Path, recipes: &[&dyn AnyRecipe]) -> Result<Vec<Preset>, UsageError> {
+    fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        let mut entries: Vec<_> = entries.flatten().map(|entry| entry.path()).collect();
+        entries.sort();
+        for entry in entries {
+            if entry.is_dir() {
+                walk(&entry, files);
+            } else if entry.file_name().is_some_and(|name| name == PRESETS_FILE) {
+                files.push(entry);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    let dir = if path.is_file() {
+        path.parent()
+    } else {
+        Some(path)
+    };
+    if let Some(dir) = dir {
+        walk(dir, &mut files);
+    }
+    let mut presets = Vec::new();
+    for file in &files {
+        for recipe in recipes {
+            let read = read_presets(file, *recipe, Recipes::Catalogue)
+                .map_err(|error| UsageError(error.to_string()))?;
+            presets.extend(read);
+        }
+    }
+    Ok(presets)
 }
 
 /// `1 scenario`, `2 scenarios`.
@@ -170,11 +269,29 @@ struct JsonList<'a> {
 struct JsonRecipe<'a> {
     name: &'a str,
     summary: &'a str,
-    variants: Vec<JsonNamed<'a>>,
+    variants: Vec<JsonVariant<'a>>,
+    knobs: Vec<JsonKnob<'a>>,
     commands: Vec<JsonNamed<'a>>,
     params: Vec<JsonNamed<'a>>,
     parts: Vec<JsonNamed<'a>>,
     properties: Vec<JsonListedProperty<'a>>,
+}
+
+/// A variant: a preset of the recipe, or of a presets file (`file`), with
+/// every knob's value.
+#[derive(Serialize)]
+struct JsonVariant<'a> {
+    name: &'a str,
+    meaning: &'a str,
+    file: Option<&'a Path>,
+    knobs: std::collections::BTreeMap<&'static str, &'static str>,
+}
+
+#[derive(Serialize)]
+struct JsonKnob<'a> {
+    key: &'a str,
+    meaning: String,
+    values: Vec<JsonNamed<'a>>,
 }
 
 #[derive(Serialize)]
@@ -202,7 +319,11 @@ struct JsonListed<'a> {
 }
 
 impl<'a> JsonList<'a> {
-    fn new(recipes: &[&'a dyn AnyRecipe], scenarios: &'a [Scenario]) -> JsonList<'a> {
+    fn new(
+        recipes: &[&'a dyn AnyRecipe],
+        presets: &'a [Preset],
+        scenarios: &'a [Scenario],
+    ) -> JsonList<'a> {
         let named = |pairs: &[(&'a str, &'a str)]| {
             pairs
                 .iter()
@@ -215,7 +336,14 @@ impl<'a> JsonList<'a> {
                 .map(|recipe| JsonRecipe {
                     name: recipe.name(),
                     summary: recipe.docs().summary,
-                    variants: named(recipe.docs().variants),
+                    variants: json_variants(*recipe, presets),
+                    knobs: (recipe.knobs().iter())
+                        .map(|knob| JsonKnob {
+                            key: knob.key,
+                            meaning: paragraph(knob.meaning),
+                            values: named(knob.values),
+                        })
+                        .collect(),
                     commands: named(recipe.docs().commands),
                     params: named(recipe.params()),
                     parts: named(&recipe.parts()),
@@ -248,6 +376,42 @@ impl<'a> JsonList<'a> {
                 .collect(),
         }
     }
+}
+
+/// A recipe's variants for `list --json`: its presets, then those of the
+/// presets files, each with every knob's value.
+fn json_variants<'a>(recipe: &'a dyn AnyRecipe, presets: &'a [Preset]) -> Vec<JsonVariant<'a>> {
+    let own = recipe
+        .docs()
+        .variants
+        .iter()
+        .map(|(name, meaning)| JsonVariant {
+            name,
+            meaning,
+            file: None,
+            knobs: recipe
+                .preset(name)
+                .unwrap_or_default()
+                .into_iter()
+                .collect(),
+        });
+    let theirs = (presets.iter())
+        .filter(|preset| preset.recipe == recipe.name())
+        .map(|preset| {
+            let mut knobs: std::collections::BTreeMap<_, _> = recipe
+                .preset(preset.variant)
+                .unwrap_or_default()
+                .into_iter()
+                .collect();
+            knobs.extend(preset.knobs.iter().copied());
+            JsonVariant {
+                name: &preset.name,
+                meaning: &preset.meaning,
+                file: Some(&preset.file),
+                knobs,
+            }
+        });
+    own.chain(theirs).collect()
 }
 
 /// `zoocheck new RECIPE NAME`: writes DIR/RECIPE/NAME.toml, never over a file.

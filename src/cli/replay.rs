@@ -46,7 +46,20 @@ pub(crate) fn replay(path: &Path, zk: Option<&str>) -> Result<ExitCode, UsageErr
             ),
         )
     })?;
-    let scenario = load_file(&scenario_file)?;
+    let mut scenario = load_file(&scenario_file)?;
+    if let Some(variant) = &saved.variant {
+        let tunings =
+            (scenario.variants_named(variant)).map_err(|message| field("variant", message))?;
+        match &tunings[..] {
+            [tuning] => scenario = scenario.under(tuning.clone()),
+            _ => {
+                return Err(field(
+                    "variant",
+                    format!("{}: expected one variant", quoted(variant, 100)),
+                ))
+            }
+        }
+    }
     if saved.scenario != scenario.name {
         return Err(field(
             "scenario",

@@ -38,6 +38,11 @@ pub(crate) enum Mode<'a> {
 struct JsonScenario<'a> {
     scenario: &'a str,
     file: &'a Path,
+    /// The variant `--variants` ran it under (every client's), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    variant: Option<String>,
+    /// Whether its file's expectations judge it (not under another variant).
+    judged: bool,
     mode: &'static str,
     /// The walks a simulation took.
     walks: Option<u64>,
@@ -88,15 +93,34 @@ struct JsonProperty {
     trace: Option<Vec<String>>,
 }
 
+/// What `check` and `simulate` are asked: the files, how to answer, and
+/// the variants to answer them under (`--variants`).
+pub(crate) struct Asked<'a> {
+    pub paths: &'a [PathBuf],
+    pub json: bool,
+    pub trace_out: Option<&'a Path>,
+    pub report: Option<&'a Path>,
+    /// `--variants`: each scenario is asked once per variant named, side by
+    /// side, in place of its file's variants.
+    pub variants: Option<&'a str>,
+}
+
 pub(crate) fn run(
-    paths: &[PathBuf],
-    json: bool,
-    trace_out: Option<&Path>,
-    report: Option<&Path>,
+    asked: Asked,
     mode: Mode,
     mut check: impl FnMut(&Scenario) -> (Outcome, String),
 ) -> Result<ExitCode, UsageError> {
-    let (scenarios, refused) = load(paths)?;
+    let Asked {
+        paths,
+        json,
+        trace_out,
+        report,
+        variants,
+    } = asked;
+    let (mut scenarios, mut refused) = load(paths)?;
+    if let Some(list) = variants {
+        scenarios = side_by_side(scenarios, list, &mut refused);
+    }
     if scenarios.is_empty() {
         // Nothing to check: the errors are the whole answer.
         let mut refused = refused.into_iter();
@@ -117,18 +141,41 @@ pub(crate) fn run(
     let mut outcomes = Vec::new();
     let mut commands = Vec::new();
     let columns = Columns::fit(&scenarios);
-    if !json {
+    if !json && variants.is_none() {
         print_header(mode, columns);
     }
-    for scenario in &scenarios {
-        let (outcome, found_by) = check(scenario);
-        judgements.push(outcome.judgement());
-        traces.write(scenario, &outcome, &found_by)?;
-        if !json {
-            print_rows(scenario, &outcome, mode, columns);
+    for (i, scenario) in scenarios.iter().enumerate() {
+        let (outcome, mut found_by) = check(scenario);
+        if let Some(column) = &scenario.column {
+            found_by = format!(
+                "{found_by} --variants {}",
+                shell_word(&column.tuning.to_string())
+            );
         }
+        judgements.push(if scenario.judged() {
+            outcome.judgement()
+        } else {
+            unjudged(&outcome)
+        });
+        traces.write(scenario, &outcome, &found_by)?;
         outcomes.push(outcome);
         commands.push(found_by);
+        if json {
+            continue;
+        }
+        if variants.is_none() {
+            print_rows(scenario, &outcomes[i], mode, columns);
+            continue;
+        }
+        let last_column = (scenarios.get(i + 1)).is_none_or(|next| next.file != scenario.file);
+        if last_column {
+            let first = (0..=i)
+                .rev()
+                .take_while(|j| scenarios[*j].file == scenario.file)
+                .last()
+                .unwrap_or(i);
+            print_columns(&scenarios[first..=i], &outcomes[first..=i], mode);
+        }
     }
     // `--reproduce`: only whether the walks found that one property counts.
     if let Mode::Simulate {
@@ -153,7 +200,19 @@ pub(crate) fn run(
             .collect();
         outln!("{}", serde_json::to_string_pretty(&json_out)?);
     }
-    let summary = Summary::of(&judgements, scenarios.len(), mode);
+    let asked = match variants {
+        Some(_) => {
+            let mut files: Vec<&Path> = scenarios.iter().map(|s| s.file.as_path()).collect();
+            files.dedup();
+            format!(
+                "{} under {}",
+                plural(files.len(), "scenario"),
+                plural(scenarios.len() / files.len().max(1), "variant")
+            )
+        }
+        None => plural(scenarios.len(), "scenario"),
+    };
+    let summary = Summary::of(&judgements, &asked, mode);
     if let Some(destination) = report {
         write_report(
             destination,
@@ -233,7 +292,7 @@ struct Summary {
 }
 
 impl Summary {
-    fn of(judgements: &[Judgement], scenarios: usize, mode: Mode) -> Summary {
+    fn of(judgements: &[Judgement], checked: &str, mode: Mode) -> Summary {
         let not_met = judgements
             .iter()
             .filter(|j| **j == Judgement::NotMet)
@@ -250,7 +309,6 @@ impl Summary {
                 ..
             }
         );
-        let checked = plural(scenarios, "scenario");
         let summary = if not_met > 0 {
             format!("{checked}: SOME EXPECTATIONS NOT MET")
         } else if simulating {
@@ -364,6 +422,8 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
     JsonScenario {
         scenario: &scenario.name,
         file: &scenario.file,
+        variant: (scenario.column.as_ref()).map(|column| column.tuning.to_string()),
+        judged: scenario.judged(),
         mode: match mode {
             Mode::Check { .. } => "check",
             Mode::Simulate { .. } => "simulate",
@@ -519,6 +579,12 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
             rate
         );
     }
+    print_notes(scenario, outcome, mode);
+}
+
+/// Under a scenario's rows: what its counterexamples, coverage, loops,
+/// witnesses, a panic and a limit say.
+fn print_notes(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
     let unshortened = outcome.properties.iter().any(|property| {
         property.actual == Verdict::Violated
             && property.trace.as_ref().is_some_and(|trace| !trace.shortest)
@@ -590,6 +656,152 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
             limit.describe()
         ),
         _ => {}
+    }
+}
+
+/// Each scenario asked once per variant `list` names, in place of its
+/// file's; a scenario whose recipe has no such variant is refused.
+fn side_by_side(
+    scenarios: Vec<Scenario>,
+    list: &str,
+    refused: &mut Vec<ScenarioError>,
+) -> Vec<Scenario> {
+    let mut columns = Vec::new();
+    for scenario in scenarios {
+        match scenario.variants_named(list) {
+            Ok(tunings) => columns.extend(tunings.into_iter().map(|tuning| scenario.under(tuning))),
+            Err(message) => refused.push(ScenarioError {
+                file: scenario.file.clone(),
+                key: "--variants".to_string(),
+                message,
+            }),
+        }
+    }
+    columns
+}
+
+/// A column's judgement when the file's expectations are not its own: a
+/// panic fails, an unproven verdict is unproven, the rest is only shown.
+fn unjudged(outcome: &Outcome) -> Judgement {
+    if outcome.panic.is_some() {
+        Judgement::NotMet
+    } else if outcome.properties.iter().any(|property| !property.proven) && !outcome.complete() {
+        Judgement::Unproven
+    } else {
+        Judgement::Met
+    }
+}
+
+/// A word as a shell reads it: quoted if it holds a space.
+fn shell_word(word: &str) -> String {
+    if word
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "_-=,.".contains(c))
+    {
+        word.to_string()
+    } else {
+        format!("'{word}'")
+    }
+}
+
+/// One scenario's verdicts under each variant, side by side: a row per
+/// property with the file's expectation (for its own variant) and a column
+/// per variant; then each column's notes.
+fn print_columns(columns: &[Scenario], outcomes: &[Outcome], mode: Mode) {
+    let first = &columns[0];
+    let own = first.subject.variant_words();
+    outln!("{}: side by side (its file's variant: {own})", first.name);
+    let cell = |outcome: &Outcome, name: &str, judged: bool| {
+        let Some(property) = outcome.properties.iter().find(|p| p.name == name) else {
+            return "-".to_string();
+        };
+        let steps = (property.trace.as_ref())
+            .filter(|_| property.actual == Verdict::Violated)
+            .map(|trace| format!(" ({})", trace.steps.len()))
+            .unwrap_or_default();
+        let mark = if judged && property.judgement() == Judgement::NotMet {
+            " !"
+        } else {
+            ""
+        };
+        format!("{}{steps}{mark}", property.shown())
+    };
+    let names: Vec<&str> = outcomes[0].properties.iter().map(|p| p.name).collect();
+    let headers: Vec<String> = (columns.iter())
+        .map(|column| {
+            let tuning = column.column.as_ref().expect("a column").tuning.to_string();
+            if column.judged() {
+                format!("{tuning} (file's)")
+            } else {
+                tuning
+            }
+        })
+        .collect();
+    let cells: Vec<Vec<String>> = (columns.iter().zip(outcomes))
+        .map(|(column, outcome)| {
+            let mut cells: Vec<String> = (names.iter())
+                .map(|name| cell(outcome, name, column.judged()))
+                .collect();
+            let counted = match mode {
+                Mode::Check { .. } => outcome.unique_states,
+                Mode::Simulate { .. } => outcome.states,
+            };
+            cells.push(counted.to_string());
+            cells.push(format!("{:.2}", outcome.elapsed.as_secs_f64()));
+            cells
+        })
+        .collect();
+    let counted = match mode {
+        Mode::Check { .. } => "unique states",
+        Mode::Simulate { .. } => "states walked",
+    };
+    let mut rows: Vec<&str> = names.clone();
+    rows.extend([counted, "seconds"]);
+    let pw = rows
+        .iter()
+        .map(|row| row.len())
+        .max()
+        .unwrap_or(0)
+        .max("property".len());
+    let widths: Vec<usize> = (headers.iter().zip(&cells))
+        .map(|(header, cells)| {
+            cells
+                .iter()
+                .map(String::len)
+                .chain([header.len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut line = format!("  {:<pw$} {:<10}", "property", "expected");
+    for (header, width) in headers.iter().zip(&widths) {
+        line.push_str(&format!(" {header:<width$}"));
+    }
+    outln!("{}", line.trim_end());
+    for (row, name) in rows.iter().enumerate() {
+        let expected = (first.expect.iter())
+            .find(|(property, _)| property == name)
+            .map(|(_, expected)| expected.name())
+            .or_else(|| {
+                (*name == zoocheck::properties::termination::TERMINATES)
+                    .then(|| first.termination.expected.name())
+            })
+            .unwrap_or("");
+        let mut line = format!("  {name:<pw$} {expected:<10}");
+        for (cells, width) in cells.iter().zip(&widths) {
+            line.push_str(&format!(" {:<width$}", cells[row]));
+        }
+        outln!("{}", line.trim_end());
+    }
+    if (columns.iter().zip(outcomes))
+        .any(|(column, outcome)| column.judged() && outcome.judgement() == Judgement::NotMet)
+    {
+        outln!("  (! not as the file expects for its own variant)");
+    }
+    for (column, outcome) in columns.iter().zip(outcomes) {
+        let tuning = &column.column.as_ref().expect("a column").tuning;
+        outln!("  under {tuning}:");
+        print_notes(column, outcome, mode);
     }
 }
 

@@ -102,14 +102,23 @@ impl<'a> TraceWriter<'a> {
         found_by: &str,
         seed: Option<u64>,
     ) -> Result<PathBuf, UsageError> {
-        let file = TraceFile::new(
+        let mut file = TraceFile::new(
             &scenario.name,
             trace_file::stored_path(&scenario.file),
             verdict,
             found_by_seed(found_by, seed, trace.property),
             trace,
         );
-        let stem = self.free_stem(dir, &scenario.name, trace.property_file_name(), &file)?;
+        let mut name = scenario.name.clone();
+        if let Some(column) = &scenario.column {
+            let variant = column.tuning.to_string();
+            let slug: String = (variant.chars())
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            name = format!("{name}__{slug}");
+            file.variant = Some(variant);
+        }
+        let stem = self.free_stem(dir, &name, trace.property_file_name(), &file)?;
         let json_path = stem.with_extension("json");
         std::fs::write(&json_path, serde_json::to_string_pretty(&file)?)
             .map_err(|e| UsageError(format!("{}: {e}", json_path.display())))?;
@@ -139,7 +148,11 @@ impl<'a> TraceWriter<'a> {
                     && zoocheck::text::read_text(&json_path)
                         .ok()
                         .and_then(|text| serde_json::from_str::<TraceFile>(&text).ok())
-                        .is_none_or(|old| old.file != file.file || old.property != file.property));
+                        .is_none_or(|old| {
+                            old.file != file.file
+                                || old.property != file.property
+                                || old.variant != file.variant
+                        }));
             if !taken {
                 if json_path.exists() {
                     // The same question's trace from an earlier run: say so.

@@ -8,10 +8,11 @@ use std::path::Path as FsPath;
 use serde::Deserialize;
 use toml::Spanned;
 
+use super::tuning::{tuning, turn_table, Preset};
 use super::{
     Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
 };
-use crate::catalogue::{AnyRecipe, Recipes};
+use crate::catalogue::{AnyRecipe, Recipes, Tuning};
 use crate::check::Expected;
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
@@ -27,6 +28,7 @@ struct File {
     description: String,
     recipe: String,
     variant: Option<String>,
+    knobs: Option<toml::Table>,
     clients: Option<u8>,
     script: Option<Vec<String>>,
     scripts: Option<Vec<Vec<String>>>,
@@ -51,6 +53,7 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct ClientSection {
     variant: Option<String>,
+    knobs: Option<toml::Table>,
     script: Option<Vec<String>>,
 }
 
@@ -165,7 +168,8 @@ pub(super) fn parse(
     })?;
     let clients = clients(&raw, &errors)?;
     let (scripts, timed) = scripts(&raw, recipe, clients, &errors)?;
-    let variants = variants(&raw, recipe, clients, &errors)?;
+    let presets = super::tuning::presets_for(file, recipe, recipes)?;
+    let variants = variants(&raw, recipe, &presets, clients, &errors)?;
     let params = raw.params.clone().unwrap_or_default();
     recipe
         .check_params(&params, &scripts)
@@ -226,6 +230,7 @@ pub(super) fn parse(
         tree,
         expect,
         termination,
+        column: None,
     })
 }
 
@@ -379,17 +384,27 @@ fn scripts(
     Ok((checked, timed))
 }
 
-/// Each client's variant: its `[[client]]`'s, else `variant`.
+/// Each client's variant: its `[[client]]`'s, else `variant`, with the
+/// knobs `[knobs]` turns and then its `[[client]]`'s `knobs`.
 fn variants(
     raw: &File,
     recipe: &dyn AnyRecipe,
+    presets: &[Preset],
     clients: u8,
     errors: &Errors,
-) -> Result<Vec<&'static str>, ScenarioError> {
-    let names = recipe.variants();
+) -> Result<Vec<Tuning>, ScenarioError> {
+    let mut names = recipe.variants();
+    names.extend(presets.iter().map(|preset| preset.name.as_str()));
+    let turned = |table: Option<&toml::Table>, at: &str| {
+        table.map_or(Ok(Vec::new()), |table| {
+            turn_table(recipe, table, at).map_err(|(key, message)| errors.at(&key, message))
+        })
+    };
+    let every = turned(raw.knobs.as_ref(), "knobs")?;
     (0..usize::from(clients))
         .map(|client| {
-            let own = raw.client.get(client).and_then(|table| table.variant.as_ref());
+            let section = raw.client.get(client);
+            let own = section.and_then(|table| table.variant.as_ref());
             let (key, name) = match (own, &raw.variant) {
                 (Some(name), _) => (format!("client[{client}].variant"), name),
                 (None, Some(name)) => ("variant".to_string(), name),
@@ -403,7 +418,12 @@ fn variants(
                     ))
                 }
             };
-            known(&names, name).ok_or_else(|| errors.at(&key, expected_one_of(name, &names)))
+            let mut overrides = every.clone();
+            overrides.extend(turned(
+                section.and_then(|table| table.knobs.as_ref()),
+                &format!("client[{client}].knobs"),
+            )?);
+            tuning(recipe, name, presets, &overrides).map_err(|message| errors.at(&key, message))
         })
         .collect()
 }

@@ -64,7 +64,7 @@ use std::path::{Path as FsPath, PathBuf};
 
 pub use crate::catalogue::Recipes;
 use crate::catalogue::{AnyWorld, Setting};
-pub use crate::catalogue::{Subject, WITH_TIMEOUT};
+pub use crate::catalogue::{Subject, Tuning, WITH_TIMEOUT};
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
 use crate::properties::termination::Termination;
 use crate::store::StoreConfig;
@@ -73,6 +73,7 @@ use crate::world::faults::FaultBudget;
 use crate::world::StartingNode;
 
 mod file;
+pub mod tuning;
 
 /// Limits on what a scenario may ask, so that every question stays answerable
 /// by an exhaustive search on a laptop (the clients' is the recipes').
@@ -137,6 +138,19 @@ pub struct Scenario {
     /// Every recipe's `terminates`: its expected verdict and the depth
     /// bound of the search (`[check] depth_bound`).
     pub termination: Termination,
+    /// The variant the command line runs it under (`--variants`) in place
+    /// of its file's, if it does ([`Scenario::under`]).
+    pub column: Option<Column>,
+}
+
+/// A scenario run under a variant a command line names, for every client,
+/// in place of the file's variants and knobs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Column {
+    pub tuning: Tuning,
+    /// Whether it is the file's own variant (every client's): only then do
+    /// the file's expectations apply to its verdicts.
+    pub own: bool,
 }
 
 impl Scenario {
@@ -219,6 +233,33 @@ impl Scenario {
             .collect())
     }
 
+    /// The same question under `tuning`, every client's variant: the
+    /// scenario's file, faults, store and scripts, another recipe variant.
+    pub fn under(&self, tuning: Tuning) -> Scenario {
+        let own = self.subject.variants.iter().all(|mine| *mine == tuning);
+        let mut scenario = self.clone();
+        scenario.subject.variants = vec![tuning.clone(); usize::from(self.clients)];
+        scenario.column = Some(Column { tuning, own });
+        scenario
+    }
+
+    /// Whether the file's expectations apply to its verdicts: not under a
+    /// variant other than its own ([`Scenario::under`]).
+    pub fn judged(&self) -> bool {
+        self.column.as_ref().is_none_or(|column| column.own)
+    }
+
+    /// The variants the command line names for it (`--variants guid,
+    /// no_guid`), each a preset of its recipe or of a presets file beside it,
+    /// with knobs turned (`guid waits_on=lowest`).
+    pub fn variants_named(&self, list: &str) -> Result<Vec<Tuning>, String> {
+        let recipe = (self.recipes.find(self.subject.recipe))
+            .expect("a loaded scenario names a recipe it was read among");
+        let presets = tuning::presets_for(&self.file, recipe, self.recipes)
+            .map_err(|error| error.to_string())?;
+        tuning::parse_variants(recipe, list, &presets)
+    }
+
     /// Checks the scenario exhaustively and compares each property with its
     /// expectation.
     pub fn check(&self, options: &CheckOptions) -> Outcome {
@@ -256,7 +297,11 @@ fn collect_toml(dir: &FsPath, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
         let path = entry?.path();
         if path.is_dir() {
             collect_toml(&path, files)?;
-        } else if path.extension().is_some_and(|ext| ext == "toml") {
+        } else if path.extension().is_some_and(|ext| ext == "toml")
+            && path
+                .file_name()
+                .is_none_or(|name| name != tuning::PRESETS_FILE)
+        {
             files.push(path);
         }
     }

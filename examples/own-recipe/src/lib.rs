@@ -42,6 +42,8 @@ pub enum Variant {
     CheckThenCreate,
 }
 
+zoocheck::no_knobs!(Variant);
+
 /// The one command: run the job, unless another client does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct RunJob;
