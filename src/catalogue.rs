@@ -111,6 +111,12 @@ pub trait AnyRecipe: Sync {
     fn knobs(&self) -> &'static [Knob];
     /// Each knob's value in preset `variant`, in the knobs' order.
     fn preset(&self, variant: &str) -> Option<Vec<(&'static str, &'static str)>>;
+    /// The knobs `tuning` sets otherwise than the reference does, in the
+    /// knobs' order ([`crate::knobs::differences`]).
+    fn turned(&self, tuning: &Tuning) -> Vec<(&'static str, &'static str)>;
+    /// Whether two tunings are one setting of the knobs, whatever their
+    /// names (`no_guid` and `guid guid=false`).
+    fn same_setting(&self, a: &Tuning, b: &Tuning) -> bool;
     fn commands(&self) -> Vec<&'static str>;
     /// Each parameter by key with its meaning ([`Params::MEANINGS`]).
     fn params(&self) -> &'static [(&'static str, &'static str)];
@@ -390,6 +396,14 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn knobs(&self) -> &'static [Knob] {
         <R::Variant as Knobs>::KNOBS
+    }
+
+    fn turned(&self, tuning: &Tuning) -> Vec<(&'static str, &'static str)> {
+        crate::knobs::differences(&tuning.knobs::<R>(), &R::VARIANTS[0].1)
+    }
+
+    fn same_setting(&self, a: &Tuning, b: &Tuning) -> bool {
+        a.knobs::<R>() == b.knobs::<R>()
     }
 
     fn preset(&self, variant: &str) -> Option<Vec<(&'static str, &'static str)>> {

@@ -2852,6 +2852,47 @@ fn knobs_presets_and_variants_side_by_side() {
     let replayed = zoocheck(["replay", traces.join(&trace).to_str().unwrap()]);
     expect_code(&replayed, 0, "the column's trace replays");
 
+    // simulate asks side by side too, and the command it prints to
+    // reproduce a column's walk names that column's variant.
+    let run = zoocheck([
+        "simulate",
+        file_arg,
+        "--runs",
+        "50",
+        "--variants",
+        "guid, no_guid",
+    ]);
+    expect_code(&run, 0, "simulate side by side");
+    let again = (run.stdout.lines())
+        .find_map(|line| line.trim().strip_prefix("zoocheck "))
+        .unwrap_or_else(|| panic!("no command to reproduce:\n{}", run.stdout));
+    assert!(again.contains(" --variants no_guid "), "{again}");
+    let reproduced = zoocheck(again.split_whitespace());
+    expect_code(&reproduced, 0, again);
+    assert!(
+        reproduced.stdout.contains("reproduced: the walk with seed"),
+        "{}",
+        reproduced.stdout
+    );
+
+    // A column is the file's own by its setting, not its name: `guid
+    // guid=false` is judged against a file of `no_guid`.
+    let no_guid = lose_reply.replace("variant = \"guid\"", "variant = \"no_guid\"");
+    assert_ne!(no_guid, lose_reply);
+    std::fs::write(&file, &no_guid).unwrap();
+    let run = zoocheck(["check", file_arg, "--variants", "guid guid=false, guid"]);
+    expect_code(
+        &run,
+        1,
+        "the own column contradicts the file's expectations",
+    );
+    assert!(
+        run.stdout.contains("guid guid=false (file's)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("violated (17) !"), "{}", run.stdout);
+
     // The same with the variant in the file, through [knobs]: judged.
     let turned = lose_reply.replace("[expect]", "[knobs]\nguid = false\n\n[expect]");
     std::fs::write(&file, &turned).unwrap();
@@ -2859,40 +2900,41 @@ fn knobs_presets_and_variants_side_by_side() {
     expect_code(&run, 1, "guid = false orphans a node the file expects not");
     assert!(run.stdout.contains("NOT AS EXPECTED"), "{}", run.stdout);
 
-    // A knob or a value the recipe does not have, and a presets file that
-    // names a recipe zoocheck does not have.
-    std::fs::write(
-        &file,
-        lose_reply.replace("[expect]", "[knobs]\nwaits_on = \"lowst\"\n\n[expect]"),
-    )
-    .unwrap();
-    let run = zoocheck(["check", file_arg]);
-    expect_code(&run, 2, "a bad knob value");
-    assert!(
-        run.stderr.contains("`knobs.waits_on`: knob `waits_on` has no value \"lowst\"; did you mean \"lowest\"? expected one of next, lowest, children"),
-        "{}",
-        run.stderr
+    // A knob or a value the recipe does not have, one setting given twice
+    // under two names, and a presets file that names a recipe zoocheck does
+    // not have: each refused, naming the key.
+    let refused = |args: &[&str], what: &str, says: &str| {
+        let run = zoocheck(args);
+        expect_code(&run, 2, what);
+        assert!(run.stderr.contains(says), "{what}: {}", run.stderr);
+    };
+    let bad_value = lose_reply.replace("[expect]", "[knobs]\nwaits_on = \"lowst\"\n\n[expect]");
+    std::fs::write(&file, bad_value).unwrap();
+    refused(
+        &["check", file_arg],
+        "a bad knob value",
+        "`knobs.waits_on`: knob `waits_on` has no value \"lowst\"; did you mean \"lowest\"? \
+         expected one of next, lowest, children",
     );
     std::fs::write(&file, &lose_reply).unwrap();
-    let run = zoocheck(["check", file_arg, "--variants", "guid wait_on=lowest"]);
-    expect_code(&run, 2, "a bad knob on the command line");
-    assert!(
-        run.stderr
-            .contains("`--variants`: unknown knob \"wait_on\""),
-        "{}",
-        run.stderr
+    refused(
+        &["check", file_arg, "--variants", "guid wait_on=lowest"],
+        "a bad knob on the command line",
+        "`--variants`: unknown knob \"wait_on\"",
+    );
+    refused(
+        &["check", file_arg, "--variants", "no_guid, guid guid=false"],
+        "one setting twice",
+        "`--variants`: guid guid=false is no_guid again",
     );
     std::fs::write(
         dir.path().join("scenarios").join("presets.toml"),
         "[lokc.x]\nmeaning = \"\"\nvariant = \"guid\"\n",
     )
     .unwrap();
-    let run = zoocheck(["check", file_arg]);
-    expect_code(&run, 2, "a presets file naming no recipe");
-    assert!(
-        run.stderr
-            .contains("presets.toml: `lokc`: unknown recipe \"lokc\""),
-        "{}",
-        run.stderr
+    refused(
+        &["check", file_arg],
+        "a presets file naming no recipe",
+        "presets.toml: `lokc`: unknown recipe \"lokc\"",
     );
 }

@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use serde::Serialize;
-use zoocheck::catalogue::{self, AnyRecipe};
+use zoocheck::catalogue::{self, AnyRecipe, Tuning};
 use zoocheck::faults::DECLARATIONS;
 use zoocheck::knobs::paragraph;
 use zoocheck::properties::termination;
@@ -167,14 +167,9 @@ fn print_list(
 
 /// The knobs preset `variant` turns from the reference, in brackets
 /// (` [guid=false]`), or nothing for the reference and a recipe without knobs.
-fn turned(recipe: &dyn AnyRecipe, variant: &str) -> String {
-    let reference = recipe
-        .preset(recipe.docs().variants[0].0)
-        .unwrap_or_default();
-    let preset = recipe.preset(variant).unwrap_or_default();
-    let turned: Vec<String> = (preset.iter().zip(&reference))
-        .filter(|(mine, theirs)| mine != theirs)
-        .map(|((key, value), _)| format!("{key}={value}"))
+fn turned(recipe: &dyn AnyRecipe, variant: &'static str) -> String {
+    let turned: Vec<String> = (recipe.turned(&Tuning::preset(variant)).iter())
+        .map(|(key, value)| format!("{key}={value}"))
         .collect();
     if turned.is_empty() {
         String::new()

@@ -387,7 +387,9 @@ fn reproduced(scenario: &Scenario, outcome: &Outcome, property: &str, json: bool
     };
     match (&found.trace, found.seed) {
         (Some(trace), Some(seed)) => {
-            let expected = if found.as_expected() {
+            let expected = if !scenario.judged() {
+                "under a variant the file does not judge"
+            } else if found.as_expected() {
                 "as the scenario expects"
             } else {
                 "NOT as the scenario expects"
@@ -607,9 +609,10 @@ fn print_notes(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
                 _ => continue,
             };
             outln!(
-                "  {what} ({}; walk seed {seed}); reproduce the walk with:\n    zoocheck simulate {} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
+                "  {what} ({}; walk seed {seed}); reproduce the walk with:\n    zoocheck simulate {}{} --seed {seed} --runs 1 --max-depth {} --reproduce {}",
                 shrunk_steps(trace, property.shrunk),
                 scenario.file.display(),
+                variant_flag(scenario),
                 options.max_depth,
                 property.name
             );
@@ -690,6 +693,14 @@ fn unjudged(outcome: &Outcome) -> Judgement {
     } else {
         Judgement::Met
     }
+}
+
+/// ` --variants V` for a scenario asked under a variant its file does not
+/// name, so that a command printed for it asks the same; else nothing.
+fn variant_flag(scenario: &Scenario) -> String {
+    scenario.column.as_ref().map_or(String::new(), |column| {
+        format!(" --variants {}", shell_word(&column.tuning.to_string()))
+    })
 }
 
 /// A word as a shell reads it: quoted if it holds a space.
@@ -799,9 +810,37 @@ fn print_columns(columns: &[Scenario], outcomes: &[Outcome], mode: Mode) {
         outln!("  (! not as the file expects for its own variant)");
     }
     for (column, outcome) in columns.iter().zip(outcomes) {
-        let tuning = &column.column.as_ref().expect("a column").tuning;
-        outln!("  under {tuning}:");
-        print_notes(column, outcome, mode);
+        if has_notes(outcome, mode) {
+            let tuning = &column.column.as_ref().expect("a column").tuning;
+            outln!("  under {tuning}:");
+            print_notes(column, outcome, mode);
+        }
+    }
+}
+
+/// Whether [`print_notes`] has something to say of `outcome`.
+fn has_notes(outcome: &Outcome, mode: Mode) -> bool {
+    let unshortened = (outcome.properties.iter()).any(|property| {
+        property.actual == Verdict::Violated
+            && property.trace.as_ref().is_some_and(|trace| !trace.shortest)
+    });
+    let said = outcome.panic.is_some();
+    match mode {
+        Mode::Check { witness, coverage } => {
+            said || unshortened
+                || outcome.stopped.is_some()
+                || !witness.is_empty()
+                || coverage
+                || zoocheck::check::unreached_why(outcome).is_some()
+                || zoocheck::check::termination::note(outcome).is_some()
+        }
+        Mode::Simulate { options, .. } => {
+            let told = |property: &&zoocheck::check::PropertyOutcome| {
+                property.seed.is_some()
+                    && (property.actual == Verdict::Violated || !property.as_expected())
+            };
+            said || outcome.walks < options.runs || outcome.properties.iter().any(|p| told(&p))
+        }
     }
 }
 

@@ -236,7 +236,8 @@ impl Scenario {
     /// The same question under `tuning`, every client's variant: the
     /// scenario's file, faults, store and scripts, another recipe variant.
     pub fn under(&self, tuning: Tuning) -> Scenario {
-        let own = self.subject.variants.iter().all(|mine| *mine == tuning);
+        let recipe = self.recipe();
+        let own = (self.subject.variants.iter()).all(|mine| recipe.same_setting(mine, &tuning));
         let mut scenario = self.clone();
         scenario.subject.variants = vec![tuning.clone(); usize::from(self.clients)];
         scenario.column = Some(Column { tuning, own });
@@ -253,8 +254,7 @@ impl Scenario {
     /// no_guid`), each a preset of its recipe or of a presets file beside it,
     /// with knobs turned (`guid waits_on=lowest`).
     pub fn variants_named(&self, list: &str) -> Result<Vec<Tuning>, String> {
-        let recipe = (self.recipes.find(self.subject.recipe))
-            .expect("a loaded scenario names a recipe it was read among");
+        let recipe = self.recipe();
         let presets = tuning::presets_for(&self.file, recipe, self.recipes)
             .map_err(|error| error.to_string())?;
         tuning::parse_variants(recipe, list, &presets)
@@ -269,9 +269,13 @@ impl Scenario {
     /// The scenario's world, whatever its recipe: the one place that turns a
     /// scenario's subject into a world.
     pub fn world(&self) -> Box<dyn AnyWorld> {
+        self.recipe().world(&self.setting())
+    }
+
+    /// Its recipe.
+    pub fn recipe(&self) -> &'static dyn crate::catalogue::AnyRecipe {
         (self.recipes.find(self.subject.recipe))
             .expect("a loaded scenario names a recipe it was read among")
-            .world(&self.setting())
     }
 
     /// What the scenario sets for its world, as the catalogue takes it.

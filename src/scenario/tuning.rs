@@ -48,13 +48,12 @@ struct PresetSection {
     knobs: toml::Table,
 }
 
-/// A knob's value as a scenario writes it: `true`, `false`, a string or a
-/// number, named as the knob names its values.
+/// A knob's value as a scenario writes it: `true`, `false` or a string,
+/// named as the knob names its values.
 pub fn value_name(value: &toml::Value) -> Option<String> {
     match value {
         toml::Value::Boolean(on) => Some(on.to_string()),
         toml::Value::String(name) => Some(name.clone()),
-        toml::Value::Integer(number) => Some(number.to_string()),
         _ => None,
     }
 }
@@ -159,8 +158,10 @@ pub fn parse_variants(
         })
         .collect::<Result<_, _>>()?;
     for (i, tuning) in tunings.iter().enumerate() {
-        if tunings[..i].contains(tuning) {
-            return Err(format!("{tuning} is given twice"));
+        if let Some(twin) = (tunings[..i].iter()).find(|known| recipe.same_setting(known, tuning)) {
+            return Err(format!(
+                "{tuning} is {twin} again: one setting of the knobs, given twice"
+            ));
         }
     }
     Ok(tunings)
