@@ -243,9 +243,7 @@ impl Recipe for Barrier {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         // A unit variant's discriminant is its place in PHASES.
@@ -567,7 +565,7 @@ fn waiters_proceed_broken(world: &World<Barrier>, run: Run<'_, Barrier>) -> Opti
 }
 
 /// The phases by name, in declaration order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 7] = [
     "Idle", "Checking", "Waiting", "Passed", "Lifting", "Lifted", "Dead",
 ];

@@ -216,9 +216,7 @@ impl Recipe for Configuration {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         // A unit variant's discriminant is its place in PHASES.
@@ -435,5 +433,5 @@ fn stale_readers(world: &World<Configuration>, run: Run<'_, Configuration>) -> O
 }
 
 /// The phases by name, in declaration order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 5] = ["Idle", "Writing", "Reading", "Holding", "Dead"];

@@ -709,7 +709,7 @@ pub(crate) fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
 }
 
 /// The contender's phases by name, in [`Phase::index`] order: what a
-/// check's coverage reports ([`crate::recipe::Recipe::phase_names`]).
+/// check's coverage reports ([`crate::recipe::Recipe::PHASES`]).
 pub const PHASES: [&str; 11] = [
     "Idle",
     "Creating",

@@ -531,9 +531,7 @@ impl Recipe for DoubleBarrier {
     type Fact = Joined;
     type Log = Joins;
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         1 << state.phase.index()
@@ -1064,7 +1062,7 @@ fn no_deadlock_broken(world: &World<DoubleBarrier>, run: Run<'_, DoubleBarrier>)
 }
 
 /// The phases by name, in [`Phase::index`] order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 13] = [
     "Idle",
     "Arming",

@@ -284,9 +284,7 @@ impl Recipe for Election {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         1 << state.contender.phase.index()

@@ -281,9 +281,7 @@ impl Recipe for Lock {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &super::contender::PHASES
-    }
+    const PHASES: &'static [&'static str] = &super::contender::PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         1 << state.phase.index()
@@ -443,7 +441,7 @@ pub fn properties() -> Vec<Promise<Lock>> {
         Promise::resource_safety(),
         Promise::herd_avoidance(),
         Promise::no_orphan_no_deadlock(),
-        Promise::someone_acquired(),
+        Promise::someone_acquired().by_default(true),
         Promise::waiter_woken(),
     ]
 }

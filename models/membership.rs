@@ -206,9 +206,7 @@ impl Recipe for Membership {
     type Fact = Created;
     type Log = Group;
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         // A unit variant's discriminant is its place in PHASES.
@@ -558,5 +556,5 @@ fn views_follow_the_group_broken(
 }
 
 /// The phases by name, in declaration order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 4] = ["Idle", "Creating", "Member", "Dead"];

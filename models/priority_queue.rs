@@ -108,9 +108,7 @@ impl Recipe for PriorityQueue {
         Queue::data_words(bytes)
     }
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &queue::PHASES
-    }
+    const PHASES: &'static [&'static str] = &queue::PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         state.phases()

@@ -936,9 +936,7 @@ impl Recipe for Queue {
         Item::parse(bytes).map(|item| format!("item {item}"))
     }
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         state.phases()

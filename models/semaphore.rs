@@ -274,7 +274,7 @@ pub enum Phase {
 }
 
 /// The phases by name, in declaration order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 12] = [
     "Idle",
     "Locking",
@@ -772,9 +772,7 @@ impl Recipe for Semaphore {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &State) -> u64 {
         1 << state.phase.index()

@@ -94,9 +94,7 @@ impl Recipe for SharedLock {
     type Fact = std::convert::Infallible;
     type Log = ();
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &super::contender::PHASES
-    }
+    const PHASES: &'static [&'static str] = &super::contender::PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         1 << state.phase.index()

@@ -655,9 +655,7 @@ impl Recipe for TwoPhaseCommit {
     type Fact = Fact;
     type Log = Ledger;
 
-    fn phase_names(&self) -> &'static [&'static str] {
-        &PHASES
-    }
+    const PHASES: &'static [&'static str] = &PHASES;
 
     fn phases(&self, state: &Self::State) -> u64 {
         // A unit variant's discriminant is its place in PHASES.
@@ -1123,7 +1121,7 @@ fn live_sites_decide_broken(
 }
 
 /// The phases by name, in declaration order: what a check's coverage
-/// reports ([`Recipe::phase_names`]).
+/// reports ([`Recipe::PHASES`]).
 const PHASES: [&str; 9] = [
     "Idle",
     "Creating",

@@ -125,6 +125,9 @@ pub trait AnyRecipe: Sync {
     /// The parts a fault can aim at, by name with meaning
     /// ([`World::parts`]).
     fn parts(&self) -> Vec<(&'static str, &'static str)>;
+    /// The phases a client can be in ([`Recipe::PHASES`]), which a fault
+    /// may be aimed at.
+    fn phases(&self) -> &'static [&'static str];
     /// Each property it promises, in its order ([`Catalogued::properties`]).
     fn properties(&self) -> Vec<Declared>;
     /// [`Catalogued::check_scripts`] on scripts of command names.
@@ -426,6 +429,10 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn parts(&self) -> Vec<(&'static str, &'static str)> {
         World::<R>::parts()
+    }
+
+    fn phases(&self) -> &'static [&'static str] {
+        R::PHASES
     }
 
     fn properties(&self) -> Vec<Declared> {

@@ -204,6 +204,20 @@ impl<R: Recipe> Explored<R> {
     pub fn shortest_path_within(
         &self,
         found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
+        go_on: impl FnMut(usize) -> bool,
+    ) -> Result<Option<Vec<Action>>, ()> {
+        self.shortest_path_steered(found, |_| true, go_on)
+    }
+
+    /// [`Explored::shortest_path_within`] along paths that go on only from
+    /// the states `expand` accepts: the shortest counterexample through a
+    /// fault is the shortest path to a discovery that has struck it, along
+    /// no state that was a discovery already.
+    #[allow(clippy::result_unit_err)]
+    pub fn shortest_path_steered(
+        &self,
+        found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
+        expand: impl Fn(&WorldState<R::State, R::Log>) -> bool,
         mut go_on: impl FnMut(usize) -> bool,
     ) -> Result<Option<Vec<Action>>, ()> {
         let world = &self.world;
@@ -211,7 +225,8 @@ impl<R: Recipe> Explored<R> {
         let searched = crate::shortest::shortest_path(
             init,
             |state: &Classed<R::State, R::Log>, actions| {
-                if caught(|| world.enabled(&state.state, actions)).is_err() {
+                if !expand(&state.state) || caught(|| world.enabled(&state.state, actions)).is_err()
+                {
                     actions.clear();
                 }
             },
@@ -267,7 +282,7 @@ pub struct Control<R: Recipe> {
     /// the search; the world raises `halt` when it keeps one.
     pub panic: Mutex<Option<Panic<R>>>,
     /// The recipe phases some client entered in a state the search reached,
-    /// as bits over [`Recipe::phase_names`].
+    /// as bits over [`Recipe::PHASES`].
     pub phases: AtomicU64,
     /// The fault kinds injected on some path the search took, as bits over
     /// [`crate::world::faults::Kind`].

@@ -109,6 +109,14 @@ enum Command {
         /// `always`. Repeatable, e.g. --witness waiter_woken.
         #[arg(long, value_name = "PROPERTY")]
         witness: Vec<String>,
+        /// Show (with --witness, and write with --trace-out) the shortest
+        /// counterexample or witness that strikes this fault before its
+        /// discovery, or say that none does: a fault kind at any client or
+        /// aimed (e.g. --through lose_reply), or one the scenario aims, by its
+        /// target (e.g. --through pause@holder, pause@c1, pause@Held).
+        /// Repeatable: through them all.
+        #[arg(long, value_name = "FAULT", value_parser = |text: &str| text.parse::<zoocheck::check::Through>())]
+        through: Vec<zoocheck::check::Through>,
         /// Print what each search covered: the recipe phases some client
         /// entered and those none did, and the budgeted faults injected.
         #[arg(long)]
@@ -228,6 +236,21 @@ enum Command {
         #[arg(long, value_name = "TEXT")]
         description: Option<String>,
     },
+    /// Check each scenario as `cargo test` does and write its snapshot, the
+    /// very file the test reads (snapshots/NAME.snap beside the project's
+    /// scenarios/), printing the lines that change: a new question is pinned
+    /// without building the test profile. A scenario the test would fail on
+    /// (an expectation not met) is not pinned (exit 1).
+    ///
+    /// Example: `zoocheck pin scenarios/lock/holder_pauses.toml`.
+    Pin {
+        /// Scenario files, or directories of them.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+        /// Write nothing: exit 1 if a snapshot is missing or would change.
+        #[arg(long)]
+        check: bool,
+    },
     /// Print a shell completion script, e.g. `zoocheck completions bash >
     /// ~/.local/share/bash-completion/completions/zoocheck`.
     Completions {
@@ -275,6 +298,7 @@ fn main() -> ExitCode {
             max_memory,
             json,
             witness,
+            through,
             coverage,
             trace_out,
             report,
@@ -290,6 +314,7 @@ fn main() -> ExitCode {
                 progress: Some(show_progress as fn(&Progress)),
                 witnesses: witness.clone(),
                 reductions: reduce,
+                through: through.clone(),
             };
             if zoocheck::memory::resident_bytes().is_none() {
                 eprintln!("zoocheck: this system does not tell a process its memory: no memory budget is kept");
@@ -305,6 +330,7 @@ fn main() -> ExitCode {
                 asked,
                 Mode::Check {
                     witness: &witness,
+                    through: &through,
                     coverage,
                 },
                 |scenario| {
@@ -381,6 +407,7 @@ fn main() -> ExitCode {
             dir,
             description,
         } => new_scenario(&recipe, &name, &dir, description.as_deref()),
+        Command::Pin { paths, check } => cli::pin::pin_scenarios(&paths, check),
         Command::Completions { shell } => {
             let mut command = <Cli as clap::CommandFactory>::command();
             clap_complete::generate(shell, &mut command, "zoocheck", &mut std::io::stdout());

@@ -25,9 +25,9 @@
 //! 2. **No fault can reach `c`.** `c` runs, is connected, and no budget is
 //!    left of a fault that can strike a running connected client (crash,
 //!    pause, disconnect, expire, lose a reply), neither at any client, nor
-//!    aimed at `c`, nor aimed at a role. (A restart needs a crash first, an
-//!    abandoned session a disconnection first, and a dead session's expiry
-//!    a crash.)
+//!    aimed at `c`, nor aimed at a role or a phase. (A restart needs a crash
+//!    first, an abandoned session a disconnection first, and a dead
+//!    session's expiry a crash.)
 //! 3. **No notification can reach `c`.** The server holds no watch of `c`'s
 //!    session and no request on `c`'s link sets one. A notification would
 //!    make the server's step read `c`'s recipe (whether it is waiting, for
@@ -212,8 +212,8 @@ pub fn is_ample<R: Recipe>(
 
 /// Whether some budget is left of a fault that can strike `client` while it
 /// runs and is connected ([`FaultKind::STRIKES_THE_CONNECTED`]): at any
-/// client, aimed at it, or aimed at a role it may come to play; or of a
-/// fault that reaches beyond the client it strikes
+/// client, aimed at it, or aimed at a role it may come to play or a phase it
+/// may enter; or of a fault that reaches beyond the client it strikes
 /// ([`FaultKind::REACHES_OTHERS`]), wherever it is aimed.
 ///
 /// [`FaultKind::STRIKES_THE_CONNECTED`]: crate::world::faults::FaultKind::STRIKES_THE_CONNECTED
@@ -229,7 +229,7 @@ fn fault_may_strike<R: Recipe>(
         let reaches = |target: &Target| match target {
             _ if declaration.reaches_others => true,
             Target::Client(target) => *target == client,
-            Target::Role { .. } => true,
+            Target::Role { .. } | Target::Phase { .. } => true,
         };
         (declaration.strikes_the_connected || declaration.reaches_others)
             && (state.spent.any[kind as usize] < budget.any[kind as usize]

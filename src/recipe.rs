@@ -346,12 +346,11 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
 
     /// The phases a client of this recipe can be in, by name: a check
     /// reports which were never entered (its coverage), which tells why a
-    /// `sometimes` property went unreached. At most 64.
-    fn phase_names(&self) -> &'static [&'static str] {
-        &[]
-    }
+    /// `sometimes` property went unreached; a fault may be aimed at
+    /// whoever is in one (`[[fault]] phase`). At most 64.
+    const PHASES: &'static [&'static str] = &[];
 
-    /// The phases of [`Recipe::phase_names`] `state` is in, as bits (a
+    /// The phases of [`Recipe::PHASES`] `state` is in, as bits (a
     /// recipe with two machines, as a queue's put and take, is in two).
     fn phases(&self, _state: &Self::State) -> u64 {
         0

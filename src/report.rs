@@ -142,7 +142,7 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                 "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}<span class=\"mark\">{mark}</span></td><td class=\"number\">{}</td><td class=\"number\">{}</td><td class=\"number\">{steps}</td><td class=\"number\">{:.2}</td></tr>",
                 escape(&entry.scenario.name),
                 escape(property.name),
-                property.expected.name(),
+                property.expected.shown(),
                 escape(&property.shown()),
                 outcome.unique_states,
                 outcome.max_depth,

@@ -100,11 +100,8 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
         .max()
         .unwrap_or(0);
     for declared in properties.iter().chain(&every) {
-        let (verdict, kind) = if declared.always {
-            ("\"holds\"", "always")
-        } else {
-            ("\"reached\"", "sometimes")
-        };
+        let verdict = format!("\"{}\"", declared.usual());
+        let kind = declared.kind();
         let (name, meaning) = (declared.name, declared.meaning);
         let _ = writeln!(out, "{name:<width$} = {verdict:<10} # {kind}: {meaning}");
     }
@@ -124,11 +121,18 @@ fn params(out: &mut String, recipe: &dyn AnyRecipe) {
 
 /// How to aim a fault, with the parts this recipe's clients play.
 fn aimed(out: &mut String, recipe: &dyn AnyRecipe) {
-    out.push_str("\n# A fault aimed at one client, or at whoever plays a part when it strikes:\n");
+    out.push_str("\n# A fault aimed at one client, or at whoever plays a part or is in a phase when it strikes:\n");
     out.push_str("# [[fault]]\n# kind = \"pause\"    # a kind above\n");
     out.push_str("# client = 1        # or target = one of the parts:\n");
     for (name, meaning) in recipe.parts() {
         let _ = writeln!(out, "#   target = {:<10} {meaning}", toml_string(name));
+    }
+    if !recipe.phases().is_empty() {
+        let phases = recipe.phases().join(", ");
+        let _ = writeln!(
+            out,
+            "# or phase = one of the phases, whoever is in it when it strikes:\n#   {phases}"
+        );
     }
     out.push_str("# count = 1         # how many times, 1 to 3\n");
 }

@@ -1995,17 +1995,16 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
             );
             at += 1;
         }
+        if !recipe.phases().is_empty() {
+            assert_eq!(lines[at], "  phases a fault can aim at ([[fault]] phase):");
+            assert_eq!(lines[at + 1], format!("    {}", recipe.phases().join(", ")));
+            at += 2;
+        }
         assert_eq!(lines[at], "  properties:");
         at += 1;
-        // The recipe's own properties, then every recipe's `terminates`.
-        let kinds = |declared: Declared| {
-            let kind = if declared.always {
-                "always"
-            } else {
-                "sometimes"
-            };
-            (declared.name, kind, declared.meaning)
-        };
+        // The recipe's own properties (with their defaults), then every
+        // recipe's `terminates`.
+        let kinds = |declared: Declared| (declared.name, declared.kind(), declared.meaning);
         let every = ("terminates", "liveness", termination::DECLARED.meaning);
         for (name, kind, meaning) in recipe.properties().into_iter().map(kinds).chain([every]) {
             assert!(
@@ -2936,5 +2935,375 @@ fn knobs_presets_and_variants_side_by_side() {
         &["check", file_arg],
         "a presets file naming no recipe",
         "presets.toml: `lokc`: unknown recipe \"lokc\"",
+    );
+}
+
+/// `--through`: the shortest counterexample that strikes a fault before its
+/// violation, where the shortest of all strikes none; a fault aimed at a
+/// phase; and the answer when no run goes through, with the usage errors.
+#[test]
+fn a_witness_through_a_fault_and_a_fault_aimed_at_a_phase() {
+    let dir = TempDir::new("through");
+    let careless = std::fs::read_to_string(
+        manifest_dir().join("scenarios/lock/careless_cancel_acquire_timeout.toml"),
+    )
+    .unwrap();
+    let file = dir.path().join("careless.toml");
+    std::fs::write(
+        &file,
+        format!(
+            "{careless}\n[faults]\npause = 1\n\n[[fault]]\nkind = \"lose_reply\"\nclient = 1\n"
+        ),
+    )
+    .unwrap();
+    let file_arg = file.to_str().unwrap();
+    let witness = |through: &[&str]| {
+        let mut args = vec!["check", file_arg, "--witness", "no_orphan_no_deadlock"];
+        for fault in through {
+            args.extend(["--through", fault]);
+        }
+        let run = zoocheck(args);
+        expect_code(&run, 0, "a witness through");
+        run.stdout
+    };
+    let faults = |stdout: &str| -> Vec<String> {
+        (stdout.lines())
+            .filter(|line| line.contains(". FAULT: "))
+            .map(|line| line.split(". FAULT: ").nth(1).unwrap().to_string())
+            .collect()
+    };
+
+    // The shortest of all orphans the node through the timeout alone.
+    let plain = witness(&[]);
+    assert!(
+        plain.contains("counterexample to no_orphan_no_deadlock (13 steps):"),
+        "{plain}"
+    );
+    assert_eq!(faults(&plain), Vec::<String>::new());
+
+    // Through the lost reply: one step longer, and the reply is lost.
+    let lost = witness(&["lose_reply"]);
+    assert!(
+        lost.contains("counterexample to no_orphan_no_deadlock through lose_reply (14 steps):"),
+        "{lost}"
+    );
+    assert_eq!(
+        faults(&lost),
+        ["the server applies c1's create /lock/c1-lock- (ephemeral sequential) and the reply is lost with the connection [aimed at c1]"]
+    );
+    // The aimed fault by its target, and two faults at once.
+    assert_eq!(faults(&witness(&["lose_reply@c1"])), faults(&lost));
+    let both = witness(&["lose_reply@c1", "pause"]);
+    assert!(both.contains("through lose_reply@c1 and pause ("), "{both}");
+    let struck = faults(&both);
+    assert_eq!(struck.len(), 2, "{both}");
+    assert!(
+        struck.iter().any(|fault| fault.contains("pauses")),
+        "{both}"
+    );
+
+    // A kind the scenario does not budget: said, and the shortest of all shown.
+    let none = witness(&["restart"]);
+    assert!(
+        none.contains("no counterexample to no_orphan_no_deadlock goes through restart: the scenario budgets no restart; the shortest of all follows"),
+        "{none}"
+    );
+    assert!(
+        none.contains("counterexample to no_orphan_no_deadlock (13 steps):"),
+        "{none}"
+    );
+
+    // JSON says how each searched trace stands.
+    let run = zoocheck([
+        "check",
+        file_arg,
+        "--json",
+        "--witness",
+        "someone_acquired",
+        "--through",
+        "lose_reply",
+        "--trace-out",
+        dir.path().join("traces").to_str().unwrap(),
+    ]);
+    expect_code(&run, 0, "json through");
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let through: Vec<(String, Value)> = (json[0]["properties"].as_array().unwrap().iter())
+        .map(|p| {
+            (
+                p["name"].as_str().unwrap().to_string(),
+                p["through"].clone(),
+            )
+        })
+        .collect();
+    let of = |name: &str| through.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    assert_eq!(of("no_orphan_no_deadlock"), "through");
+    assert_eq!(of("someone_acquired"), "through");
+    assert_eq!(of("mutual_exclusion"), Value::Null);
+
+    // A fault aimed at whoever is in a phase strikes only there.
+    let phased = dir.path().join("phased.toml");
+    std::fs::write(
+        &phased,
+        format!("{careless}\n[[fault]]\nkind = \"pause\"\nphase = \"Held\"\n"),
+    )
+    .unwrap();
+    let run = zoocheck([
+        "check",
+        phased.to_str().unwrap(),
+        "--witness",
+        "no_orphan_no_deadlock",
+        "--through",
+        "pause@Held",
+    ]);
+    expect_code(&run, 0, "a phase-aimed fault");
+    assert!(
+        run.stdout.contains(" through pause@Held ("),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        faults(&run.stdout),
+        ["c0 pauses [aimed at a client in phase Held]"]
+    );
+    // c0 held the lock when it struck: its last phase before the fault.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    let fault = lines
+        .iter()
+        .position(|line| line.contains("FAULT"))
+        .unwrap();
+    let c0_was = (lines[..fault].iter().rev())
+        .find(|line| line.contains(". c0 ") && line.contains("; now "))
+        .unwrap();
+    assert!(c0_was.contains("; now Held "), "{}", run.stdout);
+
+    // The usage errors.
+    let run = zoocheck([
+        "check",
+        file_arg,
+        "--witness",
+        "no_orphan_no_deadlock",
+        "--through",
+        "lose_reply@c0",
+    ]);
+    expect_code(&run, 2, "an aimed fault the scenario does not aim");
+    assert!(
+        run.stderr.contains("--through lose_reply@c0: the scenario aims no lose_reply at c0; expected one of lose_reply@c1"),
+        "{}",
+        run.stderr
+    );
+    let run = zoocheck(["check", file_arg, "--through", "lose_reply"]);
+    expect_code(&run, 2, "--through with nothing to steer");
+    assert!(
+        run.stderr
+            .contains("--through steers the runs --witness shows"),
+        "{}",
+        run.stderr
+    );
+    let run = zoocheck([
+        "check",
+        file_arg,
+        "--witness",
+        "no_orphan_no_deadlock",
+        "--through",
+        "lose_rep",
+    ]);
+    expect_code(&run, 2, "a misspelt kind");
+    assert!(
+        run.stderr.contains("did you mean \"lose_reply\"?"),
+        "{}",
+        run.stderr
+    );
+    let bad_phase = dir.path().join("bad_phase.toml");
+    std::fs::write(
+        &bad_phase,
+        format!("{careless}\n[[fault]]\nkind = \"pause\"\nphase = \"held\"\n"),
+    )
+    .unwrap();
+    let run = zoocheck(["check", bad_phase.to_str().unwrap()]);
+    expect_code(&run, 2, "a misspelt phase");
+    assert!(
+        run.stderr.contains(
+            "`fault[0].phase`: no phase of `lock` is called that: \"held\"; did you mean \"Held\"?"
+        ),
+        "{}",
+        run.stderr
+    );
+    let both_aims = dir.path().join("both.toml");
+    std::fs::write(
+        &both_aims,
+        format!("{careless}\n[[fault]]\nkind = \"pause\"\nclient = 1\nphase = \"Held\"\n"),
+    )
+    .unwrap();
+    let run = zoocheck(["check", both_aims.to_str().unwrap()]);
+    expect_code(&run, 2, "two aims");
+    assert!(
+        run.stderr
+            .contains("`fault[0].phase`: given beside `client`"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `pin` writes the snapshot `cargo test` reads (the scenarios test checks
+/// every committed one is byte for byte what `pin` writes), says what
+/// changed, refuses a scenario the test would fail on, and `--check` writes
+/// nothing.
+#[test]
+fn pin_writes_the_snapshot_the_test_reads() {
+    let dir = TempDir::new("pin");
+    let scenarios = dir.path().join("scenarios").join("lock");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    let original = "scenarios/lock/guid_lose_reply.toml";
+    let text = std::fs::read_to_string(manifest_dir().join(original)).unwrap();
+    let file = scenarios.join("lost.toml");
+    std::fs::write(&file, &text).unwrap();
+    let file_arg = file.to_str().unwrap();
+    let snapshot = dir.path().join("snapshots").join("lock__lost.snap");
+
+    let run = zoocheck(["pin", file_arg]);
+    expect_code(&run, 0, "a new snapshot");
+    assert_eq!(run.stdout, "lock/lost: snapshots/lock__lost.snap written\n");
+    // The committed snapshot of the same question, but for its name and path.
+    let committed =
+        std::fs::read_to_string(manifest_dir().join("snapshots/lock__guid_lose_reply.snap"))
+            .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(&snapshot).unwrap(),
+        committed
+            .replace(
+                "scenarios/lock/guid_lose_reply.toml",
+                "scenarios/lock/lost.toml"
+            )
+            .replace("scenario: lock/guid_lose_reply", "scenario: lock/lost")
+    );
+    let run = zoocheck(["pin", file_arg, "--check"]);
+    expect_code(&run, 0, "unchanged");
+    assert_eq!(
+        run.stdout,
+        "lock/lost: snapshots/lock__lost.snap unchanged\n"
+    );
+
+    // A change that moves the counts: --check says so and writes nothing,
+    // pin shows the lines it changes.
+    let faster = text.replace("[faults]\nlose_reply = 1", "[faults]\nlose_reply = 2");
+    assert_ne!(faster, text, "the scenario budgets one lost reply");
+    std::fs::write(&file, &faster).unwrap();
+    let run = zoocheck(["pin", file_arg, "--check"]);
+    expect_code(&run, 1, "a snapshot that would change");
+    assert!(
+        run.stdout.starts_with(
+            "lock/lost: snapshots/lock__lost.snap would change:\n  - faults: lose_reply 1\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("\n  + faults: lose_reply 2\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(&snapshot)
+            .unwrap()
+            .matches("lose_reply 1")
+            .count(),
+        1
+    );
+    let run = zoocheck(["pin", file_arg]);
+    expect_code(&run, 0, "updated");
+    assert!(
+        run.stdout.starts_with(
+            "lock/lost: snapshots/lock__lost.snap updated:\n  - faults: lose_reply 1\n"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(std::fs::read_to_string(&snapshot)
+        .unwrap()
+        .contains("faults: lose_reply 2\n"));
+
+    // A scenario the test would fail on is not pinned.
+    let wrong = scenarios.join("wrong.toml");
+    std::fs::write(
+        &wrong,
+        text.replace(
+            "mutual_exclusion = \"holds\"",
+            "mutual_exclusion = \"violated\"",
+        ),
+    )
+    .unwrap();
+    let run = zoocheck(["pin", wrong.to_str().unwrap()]);
+    expect_code(&run, 1, "a failing scenario");
+    assert!(
+        run.stdout
+            .starts_with("lock/wrong: NOT PINNED, the test would fail on it: mutual_exclusion"),
+        "{}",
+        run.stdout
+    );
+    assert!(!dir
+        .path()
+        .join("snapshots")
+        .join("lock__wrong.snap")
+        .exists());
+
+    // A file outside any scenarios directory has no project to pin it in.
+    let loose = dir.path().join("loose.toml");
+    std::fs::write(&loose, &text).unwrap();
+    let run = zoocheck(["pin", loose.to_str().unwrap()]);
+    expect_code(&run, 2, "no scenarios directory");
+    assert!(
+        run.stderr.contains("not under a `scenarios` directory"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A property with a default needs no `[expect]` line: the scenario is
+/// judged against the recipe's default, shown as such; one without a
+/// default must be stated.
+#[test]
+fn a_property_left_unstated_is_judged_against_its_default() {
+    let dir = TempDir::new("defaults");
+    let text =
+        std::fs::read_to_string(manifest_dir().join("scenarios/lock/guid_2_clients.toml")).unwrap();
+    let unstated = text.replace("someone_acquired = \"reached\"\n", "");
+    assert_ne!(
+        unstated, text,
+        "the lock's scenario states someone_acquired"
+    );
+    let file = dir.path().join("unstated.toml");
+    std::fs::write(&file, &unstated).unwrap();
+    let run = zoocheck(["check", file.to_str().unwrap()]);
+    expect_code(&run, 0, "a default met");
+    let line = (run.stdout.lines())
+        .find(|line| line.contains(" someone_acquired "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(line.contains(" reached (default) reached "), "{line}");
+    let run = zoocheck(["check", file.to_str().unwrap(), "--json"]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let properties = json[0]["properties"].as_array().unwrap();
+    let by_default: Vec<&str> = (properties.iter())
+        .filter(|p| p["expected_by_default"] == true)
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(by_default, ["someone_acquired"]);
+
+    let stated_nowhere = text.replace("mutual_exclusion = \"holds\"\n", "");
+    assert_ne!(stated_nowhere, text);
+    std::fs::write(&file, &stated_nowhere).unwrap();
+    let run = zoocheck(["check", file.to_str().unwrap()]);
+    expect_code(&run, 2, "a property without a default, unstated");
+    assert!(
+        run.stderr.contains("`expect.mutual_exclusion`: missing; expected holds or violated (`mutual_exclusion` has no default in `lock`: every scenario states it)"),
+        "{}",
+        run.stderr
+    );
+
+    let run = zoocheck(["list", "--recipe", "lock"]);
+    assert!(
+        run.stdout
+            .contains("    someone_acquired (sometimes, by default reached) "),
+        "{}",
+        run.stdout
     );
 }

@@ -252,11 +252,13 @@ fn an_ensemble_needs_servers_in_range_and_a_lag_or_move_needs_an_ensemble() {
         .expect("an ensemble with a lag and a move");
 }
 
+/// Every property without a default ([`zoocheck::properties::Promise::by_default`]).
 #[test]
 fn every_property_needs_an_expectation() {
     assert_eq!(
         error_of(&replaced("waiter_woken = \"reached\"\n", "")),
-        "scenarios/lock/broken.toml: `expect.waiter_woken`: missing; expected reached or unreached"
+        "scenarios/lock/broken.toml: `expect.waiter_woken`: missing; expected reached or \
+         unreached (`waiter_woken` has no default in `lock`: every scenario states it)"
     );
 }
 
@@ -321,14 +323,16 @@ fn terminates_is_every_recipes_and_holds_unless_the_file_says_otherwise() {
         scenario.termination.expected,
         Expected {
             verdict: Verdict::Violated,
-            proven: false
+            proven: false,
+            by_default: false,
         }
     );
     assert!(scenario.expect.contains(&(
         "waiter_woken",
         Expected {
             verdict: Verdict::Reached,
-            proven: false
+            proven: false,
+            by_default: false,
         }
     )));
 }
@@ -1002,12 +1006,24 @@ fn an_aimed_fault_names_its_kind_and_its_target() {
     assert_eq!(
         fault("kind = \"pause\"\nclient = 0\ntarget = \"holder\""),
         "scenarios/lock/broken.toml: `fault[0].target`: given beside `client`; expected one of \
-         them (a client by number, or a part it plays)"
+         them (a client by number, a part it plays, or a phase it is in)"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\ntarget = \"holder\"\nphase = \"Held\""),
+        "scenarios/lock/broken.toml: `fault[0].phase`: given beside `target`; expected one of \
+         them (a client by number, a part it plays, or a phase it is in)"
+    );
+    assert_eq!(
+        fault("kind = \"pause\"\nphase = \"Holding\""),
+        "scenarios/lock/broken.toml: `fault[0].phase`: no phase of `lock` is called that: \
+         \"Holding\"; expected one of Idle, Creating, Recovering, Listing, Watching, \
+         WaitingForChildren, Held, Suspended, Releasing, Abandoning, Dead"
     );
     assert_eq!(
         fault("kind = \"pause\""),
-        "scenarios/lock/broken.toml: `fault[0]`: aims at nobody; expected `client = N` or \
-         `target` = one of waiter, holder"
+        "scenarios/lock/broken.toml: `fault[0]`: aims at nobody; expected `client = N`, \
+         `target` = one of waiter, holder or `phase` = one of Idle, Creating, Recovering, \
+         Listing, Watching, WaitingForChildren, Held, Suspended, Releasing, Abandoning, Dead"
     );
     assert_eq!(
         fault("kind = \"pause\"\nclient = 0\ncount = 0"),

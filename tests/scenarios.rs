@@ -14,9 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use libtest_mimic::{Arguments, Failed, Trial};
-use zoocheck::check::{CheckOptions, Outcome, Verdict};
-use zoocheck::reduce::Reductions;
-use zoocheck::scenario::{report, unmet, Scenario};
+use zoocheck::scenario::pin::{pin, snapshot_file, snapshot_name};
+use zoocheck::scenario::Scenario;
 use zoocheck::text::did_you_mean;
 
 fn main() -> ExitCode {
@@ -106,128 +105,47 @@ fn name_of(file: &Path, root: &Path) -> String {
 
 fn check(file: &Path, root: &Path) -> Result<(), Failed> {
     let scenario = Scenario::load(file, root).map_err(|error| error.to_string())?;
-    let outcome = scenario.check(&Default::default());
-    // The same question without the reductions: the same verdicts, and
-    // both state counts pinned. An ensemble is searched without them
-    // either way (`World::reductions`), so its one search answers both.
-    let unreduced;
-    let exact = match scenario.store.servers {
-        1 => {
-            unreduced = scenario.check(&CheckOptions {
-                reductions: Reductions::NONE,
-                ..Default::default()
-            });
-            &unreduced
-        }
-        _ => &outcome,
-    };
-    let report = with_exact_counts(&report(&scenario, &outcome), exact);
+    // Checked with the reductions and without, as `zoocheck pin` does: the
+    // same verdicts, and both state counts pinned.
+    let pinned = pin(&scenario, None);
     let input_file = Path::new("scenarios").join(file.strip_prefix(root).unwrap_or(file));
+    let snapshots = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
     insta::with_settings!({
-        snapshot_path => Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots"),
+        snapshot_path => snapshots.clone(),
         prepend_module_to_snapshot => false,
         description => scenario.description.trim(),
         omit_expression => true,
         snapshot_suffix => "",
-        input_file => input_file,
+        input_file => input_file.clone(),
     }, {
-        insta::assert_snapshot!(scenario.name.replace('/', "__"), report);
+        insta::assert_snapshot!(snapshot_name(&scenario), pinned.report);
     });
+    // `zoocheck pin` writes the file insta reads, byte for byte.
+    let path = snapshots
+        .join(snapshot_name(&scenario))
+        .with_extension("snap");
+    if let Ok(written) = std::fs::read_to_string(&path) {
+        let pinned_file = snapshot_file(&scenario, &input_file, &pinned.report);
+        if written != pinned_file {
+            return Err(format!(
+                "{}: `zoocheck pin` would write it otherwise than it is:\n{pinned_file}",
+                path.display()
+            )
+            .into());
+        }
+    }
     // Every verdict is as expected and proven where expected so, and every
     // counterexample replays and tells its verdict; and the search without
     // reductions agrees.
-    let mut wrong = unmet(&outcome);
-    wrong.extend(differences(&outcome, exact));
-    if wrong.is_empty() {
+    if pinned.wrong.is_empty() {
         Ok(())
     } else {
-        Err(format!("{}: {}\n{report}", scenario.name, wrong.join("; ")).into())
+        Err(format!(
+            "{}: {}\n{}",
+            scenario.name,
+            pinned.wrong.join("; "),
+            pinned.report
+        )
+        .into())
     }
-}
-
-/// The report with the state counts of the search without reductions under
-/// those of the search with them.
-fn with_exact_counts(report: &str, exact: &Outcome) -> String {
-    let line = format!(
-        "states without reductions: {} unique, {} visited, deepest path {}",
-        exact.unique_states, exact.states, exact.max_depth
-    );
-    let mut lines: Vec<&str> = report.lines().collect();
-    let at = lines
-        .iter()
-        .position(|line| line.starts_with("states: "))
-        .map_or(lines.len(), |at| at + 1);
-    lines.insert(at, &line);
-    lines.join("\n") + "\n"
-}
-
-/// Where the search with reductions and the one without disagree: the
-/// properties judged, a verdict, whether it is proven, a counterexample's
-/// length, where the search stopped, a panic and whether its trace
-/// replays; and any trace of the search without them that does not replay.
-fn differences(reduced: &Outcome, exact: &Outcome) -> Vec<String> {
-    let mut wrong = Vec::new();
-    let names = |outcome: &Outcome| -> Vec<&str> {
-        outcome
-            .properties
-            .iter()
-            .map(|property| property.name)
-            .collect()
-    };
-    if names(reduced) != names(exact) {
-        wrong.push(format!(
-            "the properties judged differ: {:?} with reductions, {:?} without",
-            names(reduced),
-            names(exact)
-        ));
-    }
-    let panic_traced = |outcome: &Outcome| {
-        (outcome.panic.as_ref())
-            .map(|panic| panic.trace.as_ref().is_some_and(|trace| trace.replays))
-    };
-    if panic_traced(reduced) != panic_traced(exact) {
-        wrong.push(format!(
-            "a panic with a trace that replays: {:?} with reductions, {:?} without",
-            panic_traced(reduced),
-            panic_traced(exact)
-        ));
-    }
-    for property in &exact.properties {
-        if property.trace.as_ref().is_some_and(|trace| !trace.replays) {
-            wrong.push(format!(
-                "without reductions, the trace for {} does not replay",
-                property.name
-            ));
-        }
-    }
-    if reduced.stopped != exact.stopped || reduced.panic.is_some() != exact.panic.is_some() {
-        wrong.push(format!(
-            "the search stopped at {:?} (panic: {}) with reductions, at {:?} (panic: {}) without",
-            reduced.stopped,
-            reduced.panic.is_some(),
-            exact.stopped,
-            exact.panic.is_some()
-        ));
-    }
-    for (with, without) in reduced.properties.iter().zip(&exact.properties) {
-        // A counterexample is a shortest one, so its length is the
-        // question's; an example of a `sometimes` is the path the search
-        // happened to take.
-        let steps = |property: &zoocheck::check::PropertyOutcome| {
-            (property.actual == Verdict::Violated)
-                .then(|| property.trace.as_ref().map(|trace| trace.steps.len()))
-                .flatten()
-        };
-        if with.shown() != without.shown() || steps(with) != steps(without) {
-            wrong.push(format!(
-                "{} is {} ({:?} steps) with reductions but {} ({:?} steps) without",
-                with.name,
-                with.shown(),
-                steps(with),
-                without.shown(),
-                steps(without)
-            ));
-        }
-    }
-    wrong
 }

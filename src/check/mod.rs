@@ -19,7 +19,8 @@ use crate::recipe::Recipe;
 use crate::reduce::Reductions;
 use crate::search::{follow, Limits, Search};
 use crate::trace::{discovered, Trace};
-use crate::world::{panic_message, Action, Panic, World};
+use crate::world::faults::{Charge, FaultBudget, Kind, Spent};
+use crate::world::{panic_message, Action, Panic, World, WorldState};
 
 /// How to search.
 #[derive(Clone, Debug, Default)]
@@ -55,6 +56,98 @@ pub struct CheckOptions {
     /// default): the verdicts are the same without them, the state counts
     /// smaller with them.
     pub reductions: Reductions,
+    /// The faults every counterexample and witness searched for must
+    /// include (`--through`): each shown is the shortest that strikes them
+    /// all before its discovery, or the shortest of all where none does
+    /// ([`PropertyOutcome::through`] says which).
+    pub through: Vec<Through>,
+}
+
+/// A fault a counterexample must include (`--through`): any of a kind
+/// (`lose_reply`, at any client or aimed), or one the scenario aims
+/// (`pause@holder`, `pause@c1`, `lose_reply@Listing`: the aimed fault's
+/// target as its `[[fault]]` names it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Through {
+    pub kind: Kind,
+    pub at: Option<String>,
+}
+
+impl std::str::FromStr for Through {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Through, String> {
+        let (kind, at) = match text.split_once('@') {
+            Some((kind, at)) => (kind, Some(at)),
+            None => (text, None),
+        };
+        let kind = Kind::named(kind.trim()).ok_or_else(|| {
+            format!(
+                "{} (or KIND@TARGET, a fault the scenario aims: pause@holder, pause@c1, pause@Held)",
+                crate::text::expected_one_of(kind.trim(), &Kind::names())
+            )
+        })?;
+        match at.map(str::trim) {
+            Some("") => Err(format!(
+                "{}: nothing after `@`; expected the target of an aimed {} (c1, a part or a phase)",
+                crate::text::quoted(text, 60),
+                kind.name()
+            )),
+            at => Ok(Through {
+                kind,
+                at: at.map(str::to_string),
+            }),
+        }
+    }
+}
+
+impl std::fmt::Display for Through {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.at {
+            Some(at) => write!(f, "{}@{at}", self.kind.name()),
+            None => f.write_str(self.kind.name()),
+        }
+    }
+}
+
+impl Through {
+    /// The budgets that pay for it in a scenario with `budget`: its kind at
+    /// any client and every aimed fault of its kind, or the aimed faults
+    /// at its target. An error says what the scenario aims instead.
+    pub fn charges(&self, budget: &FaultBudget) -> Result<Vec<Charge>, String> {
+        let aimed = (budget.aimed.iter().enumerate())
+            .filter(|(_, aimed)| aimed.kind == self.kind)
+            .filter(|(_, aimed)| self.at.as_ref().is_none_or(|at| aimed.target.key() == *at))
+            .map(|(index, _)| Charge::Aimed(index as u8));
+        let any = self.at.is_none().then_some(Charge::Any);
+        let charges: Vec<Charge> = any.into_iter().chain(aimed).collect();
+        match &self.at {
+            Some(at) if charges.is_empty() => {
+                let aims: Vec<String> = (budget.aimed.iter())
+                    .filter(|aimed| aimed.kind == self.kind)
+                    .map(|aimed| format!("{}@{}", self.kind.name(), aimed.target.key()))
+                    .collect();
+                Err(format!(
+                    "--through {self}: the scenario aims no {} at {at}; {}",
+                    self.kind.name(),
+                    match aims.is_empty() {
+                        true => format!("it aims no {} at all", self.kind.name()),
+                        false => format!("expected one of {}", aims.join(", ")),
+                    }
+                ))
+            }
+            _ => Ok(charges),
+        }
+    }
+
+    /// Whether the faults `spent` include one of this kind paid by one of
+    /// `charges`.
+    fn struck(&self, charges: &[Charge], spent: &Spent) -> bool {
+        charges.iter().any(|charge| match *charge {
+            Charge::Any => spent.any[self.kind as usize] > 0,
+            Charge::Aimed(index) => spent.aimed[usize::from(index)] > 0,
+        })
+    }
 }
 
 /// Where a running search is.
@@ -163,6 +256,14 @@ pub fn check_bounded<R: Recipe>(
         explored
     };
     let world = &explored.world;
+    // A fault to go through that the scenario does not aim is a usage error
+    // the command line reports first; here it is struck by no path.
+    let through: Vec<(Through, Vec<Charge>)> = (options.through.iter())
+        .map(|through| {
+            let charges = through.charges(&world.budget).unwrap_or_default();
+            (through.clone(), charges)
+        })
+        .collect();
     // The searches for shortest paths keep the same budget.
     let mut go_on = |_: usize| {
         options
@@ -189,8 +290,13 @@ pub fn check_bounded<R: Recipe>(
         .map(|property| {
             let found = discoveries.get(property.name).cloned();
             let asked = options.witnesses.iter().any(|name| name == property.name);
-            let trace = found.map(|found| explain(&explored, property, &found, asked, &mut go_on));
-            PropertyOutcome::judge(property, expect, trace, None, complete)
+            let explained = found
+                .map(|found| explain(&explored, property, &found, asked, &through, &mut go_on));
+            let (trace, routed) = explained.unzip();
+            PropertyOutcome {
+                through: routed.flatten(),
+                ..PropertyOutcome::judge(property, expect, trace, None, complete)
+            }
         })
         .collect();
     properties.push(termination::judge(
@@ -451,25 +557,52 @@ fn panic_report<R: Recipe>(
 /// or a witness `asked` for, is searched again for the shortest, breadth
 /// first and only as deep as it is (if that search runs out of time or
 /// memory, the path found is the one shown); an example nobody asked to see
-/// keeps the search's path.
+/// keeps the search's path. With faults to go `through` (each with the
+/// charges that pay for it), the shortest is searched first among the paths
+/// that strike them all before their discovery, and how that went is
+/// answered beside the trace.
 fn explain<R: Recipe>(
     explored: &Explored<R>,
     property: &Property<World<R>>,
     found: &[Action],
     asked: bool,
+    through: &[(Through, Vec<Charge>)],
     go_on: &mut impl FnMut(usize) -> bool,
-) -> Trace {
+) -> (Trace, Option<Routed>) {
     let world = &explored.world;
     if property.expectation == Expectation::Sometimes && !asked {
-        return Trace::replay(world, property, found);
+        return (Trace::replay(world, property, found), None);
     }
-    match explored.shortest_path_within(|state| discovered(world, property, state), go_on) {
-        Ok(Some(shortest)) => Trace {
-            shortest: true,
-            ..Trace::replay(world, property, &shortest)
-        },
+    let shortest = |path: &[Action]| Trace {
+        shortest: true,
+        ..Trace::replay(world, property, path)
+    };
+    let discovery = |state: &WorldState<R::State, R::Log>| discovered(world, property, state);
+    let mut routed = None;
+    if !through.is_empty() {
+        let struck = |state: &WorldState<R::State, R::Log>| {
+            (through.iter()).all(|(through, charges)| through.struck(charges, &state.spent))
+        };
+        let searched = explored.shortest_path_steered(
+            |state| struck(state) && discovery(state),
+            |state| !discovery(state),
+            &mut *go_on,
+        );
+        match searched {
+            Ok(Some(path)) => return (shortest(&path), Some(Routed::Through)),
+            Ok(None) => routed = Some(Routed::Around { searched_all: true }),
+            Err(()) => {
+                routed = Some(Routed::Around {
+                    searched_all: false,
+                })
+            }
+        }
+    }
+    let trace = match explored.shortest_path_within(discovery, go_on) {
+        Ok(Some(path)) => shortest(&path),
         _ => Trace::replay(world, property, found),
-    }
+    };
+    (trace, routed)
 }
 
 /// The steps of a path stateright measures in states (the initial one is 1).
@@ -499,6 +632,20 @@ pub struct PropertyOutcome {
     pub seed: Option<u64>,
     /// How a simulation shrank the walk's counterexample into `trace`.
     pub shrunk: Option<crate::shrink::Shrinking>,
+    /// Whether `trace` goes through the faults `--through` asks for, where
+    /// it asks for some and the trace was searched for the shortest.
+    pub through: Option<Routed>,
+}
+
+/// How a trace shown stands to the faults `--through` asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routed {
+    /// It is the shortest that strikes them all before its discovery.
+    Through,
+    /// No path to a discovery strikes them all first: the trace is the
+    /// shortest of all. `searched_all`: the search for one saw every state
+    /// (else it stopped at a limit, and one may exist).
+    Around { searched_all: bool },
 }
 
 /// How a property's verdict stands against its expectation.
@@ -539,6 +686,7 @@ impl PropertyOutcome {
                 Expected {
                     verdict: actual,
                     proven,
+                    by_default: false,
                 },
                 |(_, expected)| *expected,
             );
@@ -550,6 +698,7 @@ impl PropertyOutcome {
             trace,
             seed,
             shrunk: None,
+            through: None,
         }
     }
 
@@ -607,7 +756,7 @@ pub struct Outcome {
 /// action).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Coverage {
-    /// Each phase of [`Recipe::phase_names`], and whether it was entered.
+    /// Each phase of [`Recipe::PHASES`], and whether it was entered.
     pub phases: Vec<(&'static str, bool)>,
     /// Each fault kind with a budget, and whether it was injected.
     pub faults: Vec<(&'static str, bool)>,
@@ -627,14 +776,14 @@ impl Coverage {
     fn of<R: Recipe>(world: &World<R>, control: &Control<R>) -> Coverage {
         let phases = control.phases.load(Ordering::Relaxed);
         let faults = control.faults.load(Ordering::Relaxed);
-        let phase_names = world.recipes[0].phase_names();
-        let named = phase_names.len();
+        let names = R::PHASES;
+        let named = names.len();
         debug_assert!(
             named == 64 || phases >> named == 0,
-            "Recipe::phases set a bit that Recipe::phase_names does not name"
+            "Recipe::phases set a bit that Recipe::PHASES does not name"
         );
         Coverage {
-            phases: phase_names
+            phases: names
                 .iter()
                 .enumerate()
                 .map(|(bit, name)| (*name, phases & 1 << bit != 0))

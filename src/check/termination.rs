@@ -56,6 +56,7 @@ pub fn judge<R: Recipe>(
         trace,
         seed: None,
         shrunk: None,
+        through: None,
     };
     if panicked {
         return outcome(Verdict::Holds, false, None);
@@ -398,7 +399,7 @@ fn phase_words<R: Recipe>(
 /// A client's phase by the recipe's names for it, or its state in words
 /// with every number masked where the recipe names no phases.
 fn phase_name<R: Recipe>(world: &World<R>, state: &R::State) -> String {
-    let names = world.shared().phase_names();
+    let names = R::PHASES;
     let bits = world.shared().phases(state);
     let named: Vec<&str> = names
         .iter()
@@ -459,7 +460,7 @@ struct ClientShape<S> {
 }
 
 fn shape<R: Recipe>(world: &World<R>, state: &WorldState<R::State, R::Log>) -> Shape<R::State> {
-    let named = !world.shared().phase_names().is_empty();
+    let named = !R::PHASES.is_empty();
     let clients = (state.processes.iter().enumerate())
         .map(|(client, process)| {
             let link = &state.net.links[client];

@@ -127,6 +127,10 @@ fn print_list(
         for (name, meaning) in &parts {
             outln!("    {name:<width$}  {meaning}");
         }
+        if !recipe.phases().is_empty() {
+            outln!("  phases a fault can aim at ([[fault]] phase):");
+            outln!("    {}", recipe.phases().join(", "));
+        }
         outln!("  properties:");
         for (name, kind, meaning) in &properties {
             let named = format!("{name} ({kind})");
@@ -182,9 +186,8 @@ fn turned(recipe: &dyn AnyRecipe, variant: &'static str) -> String {
 /// meanings, then every recipe's liveness property, `terminates` (optional
 /// in `[expect]`).
 fn listed_properties(recipe: &dyn AnyRecipe) -> Vec<(&'static str, &'static str, &'static str)> {
-    let kind = |always| if always { "always" } else { "sometimes" };
     (recipe.properties().into_iter())
-        .map(|declared| (declared.name, kind(declared.always), declared.meaning))
+        .map(|declared| (declared.name, declared.kind(), declared.meaning))
         .chain([(
             termination::TERMINATES,
             "liveness",
@@ -269,6 +272,7 @@ struct JsonRecipe<'a> {
     commands: Vec<JsonNamed<'a>>,
     params: Vec<JsonNamed<'a>>,
     parts: Vec<JsonNamed<'a>>,
+    phases: &'static [&'static str],
     properties: Vec<JsonListedProperty<'a>>,
 }
 
@@ -342,6 +346,7 @@ impl<'a> JsonList<'a> {
                     commands: named(recipe.docs().commands),
                     params: named(recipe.params()),
                     parts: named(&recipe.parts()),
+                    phases: recipe.phases(),
                     properties: listed_properties(*recipe)
                         .into_iter()
                         .map(|(name, kind, meaning)| JsonListedProperty {

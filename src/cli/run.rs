@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use zoocheck::check::{Judgement, Limit, Outcome, Verdict};
+use zoocheck::check::{Judgement, Limit, Outcome, Routed, Through, Verdict};
 use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{Scenario, ScenarioError};
 use zoocheck::simulate::SimulateOptions;
@@ -24,6 +24,8 @@ pub(crate) enum Mode<'a> {
     Check {
         /// The properties `--witness` asks to see a shortest run of.
         witness: &'a [String],
+        /// The faults `--through` asks those runs to strike.
+        through: &'a [Through],
         /// `--coverage`.
         coverage: bool,
     },
@@ -78,6 +80,9 @@ struct JsonCovered<'a> {
 struct JsonProperty {
     name: &'static str,
     expected: &'static str,
+    /// The recipe's default, which the scenario did not state.
+    #[serde(skip_serializing_if = "is_false")]
+    expected_by_default: bool,
     actual: &'static str,
     proven: bool,
     as_expected: bool,
@@ -90,6 +95,11 @@ struct JsonProperty {
     /// and whether shrinking ended before its limit of steps.
     shrunk_from: Option<usize>,
     shrunk_complete: Option<bool>,
+    /// Under `--through`, for a trace searched for: `through` (it strikes
+    /// them), `around` (none does: every state searched) or `around?` (none
+    /// found before a limit).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    through: Option<&'static str>,
     trace: Option<Vec<String>>,
 }
 
@@ -117,6 +127,16 @@ pub(crate) fn run(
         report,
         variants,
     } = asked;
+    if let Mode::Check {
+        witness, through, ..
+    } = mode
+    {
+        if !through.is_empty() && witness.is_empty() && trace_out.is_none() && report.is_none() {
+            return Err(UsageError(
+                "--through steers the runs --witness shows, --trace-out writes and --report gives; expected one of them beside it".into(),
+            ));
+        }
+    }
     let (mut scenarios, mut refused) = load(paths)?;
     if let Some(list) = variants {
         scenarios = side_by_side(scenarios, list, &mut refused);
@@ -253,6 +273,17 @@ fn properties_named(scenarios: &[Scenario], mode: Mode) -> Result<(), UsageError
                     scenario.name,
                     known.join(", ")
                 )));
+            }
+        }
+    }
+    if let Mode::Check { through, .. } = mode {
+        // An aimed fault a scenario does not aim is a typo, or a question
+        // for another scenario: either way, not an answer of "none".
+        for through in through {
+            for scenario in scenarios {
+                through
+                    .charges(&scenario.budget)
+                    .map_err(|message| UsageError(format!("{}: {message}", scenario.name)))?;
             }
         }
     }
@@ -447,6 +478,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                 JsonProperty {
                     name: p.name,
                     expected: p.expected.name(),
+                    expected_by_default: p.expected.by_default,
                     actual: p.actual.name(),
                     proven: p.proven,
                     as_expected: p.as_expected(),
@@ -455,6 +487,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                     shortest: violated.map(|t| t.shortest),
                     shrunk_from: p.shrunk.map(|shrunk| shrunk.from),
                     shrunk_complete: p.shrunk.map(|shrunk| shrunk.complete),
+                    through: p.through.map(routed_name),
                     trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
                 }
             })
@@ -572,7 +605,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
             "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
-            property.expected.name(),
+            property.expected.shown(),
             property.shown(),
             counted,
             outcome.max_depth,
@@ -626,13 +659,18 @@ fn print_notes(scenario: &Scenario, outcome: &Outcome, mode: Mode) {
             );
         }
     }
-    if let Mode::Check { witness, coverage } = mode {
+    if let Mode::Check {
+        witness,
+        through,
+        coverage,
+    } = mode
+    {
         print_coverage(outcome, coverage);
         if let Some(note) = zoocheck::check::termination::note(outcome) {
             outln!("  {note}");
         }
         for name in witness {
-            print_witness(outcome, name);
+            print_witness(scenario, outcome, name, through);
         }
     }
     if let Some(panic) = &outcome.panic {
@@ -826,7 +864,9 @@ fn has_notes(outcome: &Outcome, mode: Mode) -> bool {
     });
     let said = outcome.panic.is_some();
     match mode {
-        Mode::Check { witness, coverage } => {
+        Mode::Check {
+            witness, coverage, ..
+        } => {
             said || unshortened
                 || outcome.stopped.is_some()
                 || !witness.is_empty()
@@ -876,29 +916,70 @@ fn print_coverage(outcome: &Outcome, all: bool) {
     }
 }
 
-/// `--witness NAME`: the shortest run that shows the property, or why none does.
-fn print_witness(outcome: &Outcome, name: &str) {
+/// `--witness NAME`: the shortest run that shows the property (through the
+/// faults `--through` names, where it can), or why none does.
+fn print_witness(scenario: &Scenario, outcome: &Outcome, name: &str, through: &[Through]) {
     let Some(property) = outcome.properties.iter().find(|p| p.name == name) else {
         return;
     };
+    let faults: Vec<String> = through.iter().map(Through::to_string).collect();
+    let faults = faults.join(" and ");
     match (&property.trace, property.actual) {
         (Some(trace), Verdict::Reached | Verdict::Violated) => {
-            let what = if property.actual == Verdict::Reached {
-                "witness of"
+            let (noun, what) = if property.actual == Verdict::Reached {
+                ("witness", "witness of")
             } else {
-                "counterexample to"
+                ("counterexample", "counterexample to")
             };
             let shortest = if trace.shortest {
                 ""
             } else {
                 ", not known to be the shortest"
             };
-            outln!("\n  {what} {name} ({} steps{shortest}):", trace.steps.len());
+            let routed = match property.through {
+                Some(Routed::Through) => format!(" through {faults}"),
+                Some(Routed::Around { searched_all }) => {
+                    let unbudgeted: Vec<&str> = (through.iter())
+                        .filter(|through| scenario.budget.total(through.kind) == 0)
+                        .map(|through| through.kind.name())
+                        .collect();
+                    let why = match searched_all {
+                        _ if !unbudgeted.is_empty() => format!(
+                            "the scenario budgets no {}; the shortest of all",
+                            unbudgeted.join(" and no ")
+                        ),
+                        true => "no run strikes it before the discovery (every state searched); the shortest of all".to_string(),
+                        false => "none found before the search for one stopped at a limit; the shortest of all".to_string(),
+                    };
+                    outln!("\n  no {noun} to {name} goes through {faults}: {why} follows");
+                    String::new()
+                }
+                None => String::new(),
+            };
+            outln!(
+                "\n  {what} {name}{routed} ({} steps{shortest}):",
+                trace.steps.len()
+            );
             for line in trace.to_string().lines() {
                 outln!("  {line}");
             }
         }
         _ => outln!("  {name}: no run shows it ({})", property.shown()),
+    }
+}
+
+fn is_false(flag: &bool) -> bool {
+    !flag
+}
+
+/// `--through`'s answer in JSON.
+fn routed_name(routed: Routed) -> &'static str {
+    match routed {
+        Routed::Through => "through",
+        Routed::Around { searched_all: true } => "around",
+        Routed::Around {
+            searched_all: false,
+        } => "around?",
     }
 }
 

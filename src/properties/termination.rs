@@ -126,6 +126,7 @@ pub const DECLARED: crate::properties::Declared = crate::properties::Declared {
     name: TERMINATES,
     meaning: "every fair run ends: no client's recipe loops forever",
     always: true,
+    default: Some(true),
 };
 
 /// The steps a path may take before the search stops and calls it still

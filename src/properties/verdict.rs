@@ -36,6 +36,9 @@ impl Verdict {
 pub struct Expected {
     pub verdict: Verdict,
     pub proven: bool,
+    /// The recipe's default for the property, which the scenario did not
+    /// state ([`crate::world::promise::Promise::by_default`]).
+    pub by_default: bool,
 }
 
 impl Expected {
@@ -43,6 +46,24 @@ impl Expected {
         Expected {
             verdict,
             proven: true,
+            by_default: false,
+        }
+    }
+
+    /// The recipe's default expectation of a property: `verdict`, proven.
+    pub fn by_default(verdict: Verdict) -> Expected {
+        Expected {
+            by_default: true,
+            ..Expected::proven(verdict)
+        }
+    }
+
+    /// As a table shows it: [`Expected::name`], with `(default)` where the
+    /// scenario left it to the recipe's default.
+    pub fn shown(self) -> String {
+        match self.by_default {
+            true => format!("{} (default)", self.name()),
+            false => self.name().to_string(),
         }
     }
 
@@ -71,6 +92,10 @@ impl Expected {
             "unreached" if !always => Verdict::Unreached,
             _ => return None,
         };
-        Some(Expected { verdict, proven })
+        Some(Expected {
+            verdict,
+            proven,
+            by_default: false,
+        })
     }
 }

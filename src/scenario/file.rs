@@ -13,7 +13,7 @@ use super::{
     Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
 };
 use crate::catalogue::{AnyRecipe, Recipes, Tuning};
-use crate::check::Expected;
+use crate::check::{Expected, Verdict};
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
@@ -88,6 +88,7 @@ struct AimedSection {
     kind: String,
     client: Option<u8>,
     target: Option<String>,
+    phase: Option<String>,
     #[serde(default = "one")]
     count: u8,
 }
@@ -577,9 +578,26 @@ fn aimed(
         ));
     }
     let parts = recipe.parts();
-    let target = match (section.client, &section.target) {
-        (Some(client), None) if client < clients => Target::Client(usize::from(client)),
-        (Some(client), None) => {
+    let part_names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+    let phases = recipe.phases();
+    let aims = [
+        section.client.map(|_| "client"),
+        section.target.as_ref().map(|_| "target"),
+        section.phase.as_ref().map(|_| "phase"),
+    ];
+    let given: Vec<&str> = aims.into_iter().flatten().collect();
+    if given.len() > 1 {
+        return Err(errors.at(
+            &key(given[1]),
+            format!(
+                "given beside `{}`; expected one of them (a client by number, a part it plays, or a phase it is in)",
+                given[0]
+            ),
+        ));
+    }
+    let target = match (section.client, &section.target, &section.phase) {
+        (Some(client), _, _) if client < clients => Target::Client(usize::from(client)),
+        (Some(client), _, _) => {
             return Err(errors.at(
                 &key("client"),
                 format!(
@@ -588,38 +606,46 @@ fn aimed(
                 ),
             ))
         }
-        (None, Some(name)) => {
-            let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
-            let index = names
-                .iter()
-                .position(|known| known == name)
-                .ok_or_else(|| {
-                    errors.at(
-                        &key("target"),
-                        format!(
-                            "no part of `{}` is called that: {}",
-                            recipe.name(),
-                            expected_one_of(name, &names)
-                        ),
-                    )
-                })?;
+        (None, Some(name), _) => {
+            let index = (part_names.iter().position(|known| known == name)).ok_or_else(|| {
+                errors.at(
+                    &key("target"),
+                    format!(
+                        "no part of `{}` is called that: {}",
+                        recipe.name(),
+                        expected_one_of(name, &part_names)
+                    ),
+                )
+            })?;
             Target::Role {
                 index: index as u8,
-                name: names[index],
+                name: part_names[index],
             }
         }
-        (Some(_), Some(_)) => return Err(errors.at(
-            &key("target"),
-            "given beside `client`; expected one of them (a client by number, or a part it plays)"
-                .into(),
-        )),
-        (None, None) => {
-            let names: Vec<&str> = parts.iter().map(|(name, _)| *name).collect();
+        (None, None, Some(name)) => {
+            let bit = (phases.iter().position(|known| known == name)).ok_or_else(|| {
+                let names = if phases.is_empty() {
+                    "none: it names no phases".to_string()
+                } else {
+                    expected_one_of(name, phases)
+                };
+                errors.at(
+                    &key("phase"),
+                    format!("no phase of `{}` is called that: {names}", recipe.name()),
+                )
+            })?;
+            Target::Phase {
+                bit: bit as u8,
+                name: phases[bit],
+            }
+        }
+        (None, None, None) => {
             return Err(errors.at(
                 &format!("fault[{index}]"),
                 format!(
-                    "aims at nobody; expected `client = N` or `target` = one of {}",
-                    names.join(", ")
+                    "aims at nobody; expected `client = N`, `target` = one of {} or `phase` = one of {}",
+                    part_names.join(", "),
+                    phases.join(", ")
                 ),
             ));
         }
@@ -863,12 +889,32 @@ fn expect(
         } else {
             ["reached", "unreached"]
         };
-        let verdict = given.get(*property).ok_or_else(|| {
-            errors.at(
-                &key,
-                format!("missing; expected {} or {}", allowed[0], allowed[1]),
-            )
-        })?;
+        let Some(verdict) = given.get(*property) else {
+            match declared.default {
+                Some(kept) => {
+                    let verdict = match (declared.always, kept) {
+                        (true, true) => Verdict::Holds,
+                        (true, false) => Verdict::Violated,
+                        (false, true) => Verdict::Reached,
+                        (false, false) => Verdict::Unreached,
+                    };
+                    expect.push((*property, Expected::by_default(verdict)));
+                    continue;
+                }
+                None => {
+                    return Err(errors.at(
+                        &key,
+                        format!(
+                            "missing; expected {} or {} (`{}` has no default in `{}`: every scenario states it)",
+                            allowed[0],
+                            allowed[1],
+                            property,
+                            recipe.name()
+                        ),
+                    ))
+                }
+            }
+        };
         let Some(expected) = Expected::parse(verdict, declared.always) else {
             return Err(errors.at(&key, expected_one_of(verdict, &allowed)));
         };

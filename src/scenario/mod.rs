@@ -73,6 +73,7 @@ use crate::world::faults::FaultBudget;
 use crate::world::StartingNode;
 
 mod file;
+pub mod pin;
 pub mod tuning;
 
 /// Limits on what a scenario may ask, so that every question stays answerable
@@ -393,7 +394,7 @@ pub fn unmet(outcome: &Outcome) -> Vec<String> {
             wrong.push(format!(
                 "{} expected {} but is {}{stopped}",
                 property.name,
-                property.expected.name(),
+                property.expected.shown(),
                 property.shown()
             ));
         }
@@ -473,7 +474,7 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
             out,
             "{:<24} expected {:<10} actual {:<10} {mark}",
             property.name,
-            property.expected.name(),
+            property.expected.shown(),
             property.shown()
         );
     }

@@ -580,6 +580,25 @@ impl<R: Recipe> World<R> {
         }
     }
 
+    /// Whether an aimed fault's `target` is `client` in `state`: it is that
+    /// client, plays that part, or is in that phase.
+    pub fn aimed_at(
+        &self,
+        state: &WorldState<R::State, R::Log>,
+        client: ClientId,
+        target: &crate::world::faults::Target,
+    ) -> bool {
+        use crate::world::faults::Target;
+        match *target {
+            Target::Client(aimed) => aimed == client,
+            Target::Role { index, .. } => self.plays(state, client, index),
+            Target::Phase { bit, .. } => {
+                let own = &state.processes[client].recipe;
+                self.recipe(client).phases(own) >> bit & 1 == 1
+            }
+        }
+    }
+
     /// Creates the starting tree ([`World::tree`]) on the server; answers
     /// the session of the dead process its ephemerals belong to, if any,
     /// for the server to expire.

@@ -29,6 +29,10 @@ pub struct Promise<R: Recipe> {
     pub condition: Condition<R>,
     /// Whether it must hold in every state or be reached in one.
     pub when: When<R>,
+    /// What a scenario that does not state it expects (proven): `true`, that
+    /// an `always` holds or a `sometimes` is reached; `false`, that it is
+    /// violated or unreached. `None`: every scenario must state it.
+    pub default: Option<bool>,
 }
 
 /// Whether a [`Promise`] must hold in every reachable state or be met in one.
@@ -66,6 +70,34 @@ pub struct Declared {
     pub meaning: &'static str,
     /// An `always` (else a `sometimes`).
     pub always: bool,
+    /// Its default expectation, if it has one ([`Promise::default`]).
+    pub default: Option<bool>,
+}
+
+impl Declared {
+    /// What sort of property it is, with its default: `always`, `sometimes,
+    /// by default reached` (what `list` and `new` say).
+    pub fn kind(&self) -> &'static str {
+        match (self.always, self.default) {
+            (true, None) => "always",
+            (true, Some(true)) => "always, by default holds",
+            (true, Some(false)) => "always, by default violated",
+            (false, None) => "sometimes",
+            (false, Some(true)) => "sometimes, by default reached",
+            (false, Some(false)) => "sometimes, by default unreached",
+        }
+    }
+
+    /// The verdict a new scenario writes for it: its default, else that it
+    /// holds or is reached.
+    pub fn usual(&self) -> &'static str {
+        match (self.always, self.default.unwrap_or(true)) {
+            (true, true) => "holds",
+            (true, false) => "violated",
+            (false, true) => "reached",
+            (false, false) => "unreached",
+        }
+    }
 }
 
 impl<R: Recipe> Promise<R> {
@@ -81,6 +113,7 @@ impl<R: Recipe> Promise<R> {
             meaning,
             condition,
             when: When::Always { broken },
+            default: None,
         }
     }
 
@@ -95,6 +128,18 @@ impl<R: Recipe> Promise<R> {
             meaning,
             condition,
             when: When::Sometimes,
+            default: None,
+        }
+    }
+
+    /// The same promise, expected by a scenario that does not state it to
+    /// hold (an `always`) or be reached (a `sometimes`) where `kept`, else
+    /// to be violated or unreached: a property a recipe adds needs no line
+    /// in each of its scenarios.
+    pub const fn by_default(self, kept: bool) -> Promise<R> {
+        Promise {
+            default: Some(kept),
+            ..self
         }
     }
 
@@ -132,6 +177,7 @@ impl<R: Recipe> Promise<R> {
             name: self.name,
             meaning: self.meaning,
             always: self.is_always(),
+            default: self.default,
         }
     }
 

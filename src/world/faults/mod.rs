@@ -274,6 +274,21 @@ pub enum Target {
     /// Whoever plays this role when the fault strikes: an index into the
     /// world's targets ([`crate::world::World::parts`]), with its name.
     Role { index: u8, name: &'static str },
+    /// Whoever is in this phase of the recipe when the fault strikes
+    /// ("while it holds", "while it lists"): a bit of
+    /// [`crate::recipe::Recipe::phases`], with its name.
+    Phase { bit: u8, name: &'static str },
+}
+
+impl Target {
+    /// Its name as a scenario gives it: `c1` (`client = 1`), a part's
+    /// (`target = "holder"`) or a phase's (`phase = "Held"`).
+    pub fn key(&self) -> String {
+        match self {
+            Target::Client(client) => format!("c{client}"),
+            Target::Role { name, .. } | Target::Phase { name, .. } => (*name).to_string(),
+        }
+    }
 }
 
 impl std::fmt::Display for Target {
@@ -281,6 +296,7 @@ impl std::fmt::Display for Target {
         match self {
             Target::Client(client) => write!(f, "c{client}"),
             Target::Role { name, .. } => write!(f, "the {name}"),
+            Target::Phase { name, .. } => write!(f, "a client in phase {name}"),
         }
     }
 }
@@ -488,12 +504,13 @@ impl Fault {
 
 /// Hands `emit` every fault whose precondition holds, whose budget is not spent
 /// and whose target (for an aimed one) the client is: `targeted(client,
-/// index)` says whether `client` plays the role of that index now.
+/// target)` says whether `client` plays the role or is in the phase a
+/// [`Target::Role`] or [`Target::Phase`] names now.
 pub fn enabled<S, L>(
     budget: &FaultBudget,
     expire_anytime: bool,
     state: &WorldState<S, L>,
-    targeted: impl Fn(ClientId, u8) -> bool,
+    targeted: impl Fn(ClientId, &Target) -> bool,
     mut emit: impl FnMut(Fault) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     for client in 0..state.processes.len() {
@@ -509,7 +526,7 @@ pub fn enabled<S, L>(
             let aimed = budget.aimed.iter().enumerate().filter(|(index, aimed)| {
                 let aimed_here = match aimed.target {
                     Target::Client(target) => target == client,
-                    Target::Role { index, .. } => targeted(client, index),
+                    Target::Role { .. } | Target::Phase { .. } => targeted(client, &aimed.target),
                 };
                 aimed.kind == kind && aimed_here && state.spent.aimed[*index] < aimed.count
             });

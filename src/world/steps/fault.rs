@@ -79,7 +79,7 @@ impl OtherStep for Strike {
             &world.budget,
             world.expire_anytime,
             state,
-            |client, part| world.plays(state, client, part),
+            |client, target| world.aimed_at(state, client, target),
             emit,
         )
     }
