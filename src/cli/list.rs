@@ -455,7 +455,10 @@ pub(crate) fn new_scenario(
     outln!("wrote {}", file.display());
     outln!("next: edit it (decide each [expect] verdict before checking), then");
     outln!("  zoocheck check {}", file.display());
-    outln!("  cargo test --test scenarios -- {recipe}/{name}   # writes its snapshot for review");
-    outln!("  cargo insta review                                # accept it");
+    outln!(
+        "  zoocheck pin {}   # writes its snapshot, the file cargo test reads",
+        file.display()
+    );
+    outln!("  cargo test --test scenarios -- {recipe}/{name}");
     Ok(ExitCode::SUCCESS)
 }
