@@ -206,18 +206,21 @@ impl<R: Recipe> Explored<R> {
         found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
         go_on: impl FnMut(usize) -> bool,
     ) -> Result<Option<Vec<Action>>, ()> {
-        self.shortest_path_steered(found, |_| true, go_on)
+        self.shortest_path_steered(found, |_| true, None, go_on)
     }
 
     /// [`Explored::shortest_path_within`] along paths that go on only from
     /// the states `expand` accepts: the shortest counterexample through a
     /// fault is the shortest path to a discovery that has struck it, along
-    /// no state that was a discovery already.
+    /// no state that was a discovery already. With `max_steps`, no path
+    /// longer is searched (`Err(())` if the search would go deeper): such a
+    /// search need not end where no state qualifies.
     #[allow(clippy::result_unit_err)]
     pub fn shortest_path_steered(
         &self,
         found: impl Fn(&WorldState<R::State, R::Log>) -> bool,
         expand: impl Fn(&WorldState<R::State, R::Log>) -> bool,
+        max_steps: Option<usize>,
         mut go_on: impl FnMut(usize) -> bool,
     ) -> Result<Option<Vec<Action>>, ()> {
         let world = &self.world;
@@ -240,6 +243,7 @@ impl<R: Recipe> Explored<R> {
                 hasher.finish()
             },
             |state, _| found(&state.state),
+            max_steps,
             &mut go_on,
         );
         searched.map(|path| path.map(|(actions, _)| actions))

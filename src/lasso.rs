@@ -391,6 +391,7 @@ where
         |state, action| model.next_state(state, action.clone()),
         fingerprint,
         found,
+        None,
         go_on,
     )
 }

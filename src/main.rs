@@ -343,9 +343,13 @@ fn main() -> ExitCode {
                     } else {
                         format!(" --reduce {}", reduce.words())
                     };
+                    let through: String = through
+                        .iter()
+                        .map(|fault| format!(" --through {fault}"))
+                        .collect();
                     (
                         outcome,
-                        format!("check {}{bfs}{reduce}", scenario.file.display()),
+                        format!("check {}{bfs}{reduce}{through}", scenario.file.display()),
                     )
                 },
             )

@@ -37,7 +37,9 @@ pub type Searched<S, A> = Result<Option<(Vec<A>, S)>, ()>;
 /// state's fingerprint too), breadth first in the order `actions` lists each
 /// state's actions, and the state it ends in; states are told apart by
 /// `fingerprint`. A step `step` declines (`None`) leads nowhere. `go_on` is
-/// asked every 1024 states searched, with the number seen, whether to go on.
+/// asked every 1024 states searched, with the number seen, whether to go on;
+/// with `max_steps`, no path longer than that is searched, and a search that
+/// would go deeper stops as `go_on` stops it.
 ///
 /// `step` must be deterministic: a state is made again by replaying the
 /// steps that first led to it.
@@ -48,6 +50,7 @@ pub fn shortest_path<S, A>(
     step: impl Fn(&S, &A) -> Option<S>,
     fingerprint: impl Fn(&S) -> u64,
     found: impl Fn(&S, u64) -> bool,
+    max_steps: Option<usize>,
     mut go_on: impl FnMut(usize) -> bool,
 ) -> Searched<S, A>
 where
@@ -68,6 +71,9 @@ where
     let mut enabled = Vec::new();
     loop {
         let depth = tree.levels.len() - 1;
+        if max_steps.is_some_and(|max| depth >= max) {
+            return Err(());
+        }
         let mut next = Level::default();
         let mut hit = None;
         let mut stopped = false;
@@ -366,7 +372,15 @@ mod tests {
     }
 
     fn compact(init: u64, found: impl Fn(&u64) -> bool) -> Searched<u64, u64> {
-        shortest_path(init, actions, step, fingerprint, |s, _| found(s), |_| true)
+        shortest_path(
+            init,
+            actions,
+            step,
+            fingerprint,
+            |s, _| found(s),
+            None,
+            |_| true,
+        )
     }
 
     #[test]
@@ -385,6 +399,31 @@ mod tests {
         assert!(depths.len() < (1..SIZE).step_by(97).count());
     }
 
+    /// With a limit, a target within it is found as without one, and a
+    /// search that would go deeper stops instead of answering "none".
+    #[test]
+    fn goes_no_deeper_than_its_limit() {
+        let deep = (1..SIZE)
+            .filter_map(|target| Some((target, reference(3, |s| *s == target)?.0.len())))
+            .find(|(_, depth)| *depth >= 4)
+            .expect("a target 4 steps or more away");
+        let (target, depth) = deep;
+        let limited = |max| {
+            shortest_path(
+                3,
+                actions,
+                step,
+                fingerprint,
+                |s, _| *s == target,
+                Some(max),
+                |_| true,
+            )
+        };
+        assert_eq!(limited(depth), compact(3, |s| *s == target));
+        assert!(limited(depth).unwrap().is_some());
+        assert_eq!(limited(depth - 1), Err(()));
+    }
+
     #[test]
     fn stops_where_it_stands_found_or_asked_to() {
         assert_eq!(compact(3, |state| *state == 3), Ok(Some((Vec::new(), 3))));
@@ -396,6 +435,7 @@ mod tests {
             step,
             fingerprint,
             |_, _| false,
+            None,
             |seen| {
                 asked.push(seen);
                 asked.len() < 3

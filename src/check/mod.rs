@@ -130,9 +130,14 @@ impl Through {
                 Err(format!(
                     "--through {self}: the scenario aims no {} at {at}; {}",
                     self.kind.name(),
-                    match aims.is_empty() {
-                        true => format!("it aims no {} at all", self.kind.name()),
-                        false => format!("expected one of {}", aims.join(", ")),
+                    match (aims.is_empty(), budget.any[self.kind as usize] > 0) {
+                        (true, true) => format!(
+                            "it aims none, and budgets {} at any client: --through {}",
+                            self.kind.name(),
+                            self.kind.name()
+                        ),
+                        (true, false) => format!("it aims no {} at all", self.kind.name()),
+                        (false, _) => format!("expected one of {}", aims.join(", ")),
                     }
                 ))
             }
@@ -290,8 +295,12 @@ pub fn check_bounded<R: Recipe>(
         .map(|property| {
             let found = discoveries.get(property.name).cloned();
             let asked = options.witnesses.iter().any(|name| name == property.name);
-            let explained = found
-                .map(|found| explain(&explored, property, &found, asked, &through, &mut go_on));
+            let max_steps = depth_limit(options.max_depth, bound);
+            let explained = found.map(|found| {
+                explain(
+                    &explored, property, &found, asked, &through, max_steps, &mut go_on,
+                )
+            });
             let (trace, routed) = explained.unzip();
             PropertyOutcome {
                 through: routed.flatten(),
@@ -560,13 +569,14 @@ fn panic_report<R: Recipe>(
 /// keeps the search's path. With faults to go `through` (each with the
 /// charges that pay for it), the shortest is searched first among the paths
 /// that strike them all before their discovery, and how that went is
-/// answered beside the trace.
+/// answered beside the trace; that search goes no deeper than `max_steps`.
 fn explain<R: Recipe>(
     explored: &Explored<R>,
     property: &Property<World<R>>,
     found: &[Action],
     asked: bool,
     through: &[(Through, Vec<Charge>)],
+    max_steps: usize,
     go_on: &mut impl FnMut(usize) -> bool,
 ) -> (Trace, Option<Routed>) {
     let world = &explored.world;
@@ -579,13 +589,22 @@ fn explain<R: Recipe>(
     };
     let discovery = |state: &WorldState<R::State, R::Log>| discovered(world, property, state);
     let mut routed = None;
-    if !through.is_empty() {
+    // A fault no budget pays for strikes on no path: no search needed.
+    let budgeted = |(through, charges): &(Through, Vec<Charge>)| {
+        !charges.is_empty() && world.budget.total(through.kind) > 0
+    };
+    if !through.is_empty() && !through.iter().all(budgeted) {
+        routed = Some(Routed::Around { searched_all: true });
+    } else if !through.is_empty() {
         let struck = |state: &WorldState<R::State, R::Log>| {
             (through.iter()).all(|(through, charges)| through.struck(charges, &state.spent))
         };
+        // As deep as the search for the verdicts went: a recipe that loops
+        // has no end to the paths that never strike the fault.
         let searched = explored.shortest_path_steered(
             |state| struck(state) && discovery(state),
             |state| !discovery(state),
+            Some(max_steps),
             &mut *go_on,
         );
         match searched {

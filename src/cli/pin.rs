@@ -21,14 +21,18 @@ pub(crate) fn pin_scenarios(paths: &[PathBuf], check_only: bool) -> Result<ExitC
     for error in &refused {
         eprintln!("zoocheck: {error}");
     }
-    let mut failed = 0;
+    // Every file has its place before any snapshot is written.
+    let mut places = Vec::new();
     for scenario in &scenarios {
-        let Some((snapshot, input_file)) = snapshot_place(scenario) else {
-            return Err(UsageError(format!(
+        places.push(snapshot_place(scenario).ok_or_else(|| {
+            UsageError(format!(
                 "{}: not under a `scenarios` directory; a snapshot goes in the project's snapshots/, beside it",
                 scenario.file.display()
-            )));
-        };
+            ))
+        })?);
+    }
+    let mut failed = 0;
+    for (scenario, (snapshot, input_file)) in scenarios.iter().zip(places) {
         set_progress_name(&scenario.name);
         let pinned = pin(scenario, Some(show_progress));
         finish_progress();

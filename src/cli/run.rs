@@ -131,9 +131,10 @@ pub(crate) fn run(
         witness, through, ..
     } = mode
     {
-        if !through.is_empty() && witness.is_empty() && trace_out.is_none() && report.is_none() {
+        let steered = !witness.is_empty() || json || trace_out.is_some() || report.is_some();
+        if !through.is_empty() && !steered {
             return Err(UsageError(
-                "--through steers the runs --witness shows, --trace-out writes and --report gives; expected one of them beside it".into(),
+                "--through steers the runs --witness shows, --json, --trace-out and --report give; expected one of them beside it".into(),
             ));
         }
     }
@@ -948,7 +949,10 @@ fn print_witness(scenario: &Scenario, outcome: &Outcome, name: &str, through: &[
                             "the scenario budgets no {}; the shortest of all",
                             unbudgeted.join(" and no ")
                         ),
-                        true => "no run strikes it before the discovery (every state searched); the shortest of all".to_string(),
+                        true => format!(
+                            "no run strikes {} before the discovery (every state within the depth bound searched); the shortest of all",
+                            if through.len() > 1 { "them all" } else { "it" }
+                        ),
                         false => "none found before the search for one stopped at a limit; the shortest of all".to_string(),
                     };
                     outln!("\n  no {noun} to {name} goes through {faults}: {why} follows");

@@ -624,15 +624,19 @@ fn aimed(
         }
         (None, None, Some(name)) => {
             let bit = (phases.iter().position(|known| known == name)).ok_or_else(|| {
-                let names = if phases.is_empty() {
-                    "none: it names no phases".to_string()
+                let message = if phases.is_empty() {
+                    format!(
+                        "`{}` names no phases; expected a fault aimed with `client` or `target`",
+                        recipe.name()
+                    )
                 } else {
-                    expected_one_of(name, phases)
+                    format!(
+                        "no phase of `{}` is called that: {}",
+                        recipe.name(),
+                        expected_one_of(name, phases)
+                    )
                 };
-                errors.at(
-                    &key("phase"),
-                    format!("no phase of `{}` is called that: {names}", recipe.name()),
-                )
+                errors.at(&key("phase"), message)
             })?;
             Target::Phase {
                 bit: bit as u8,
@@ -640,13 +644,21 @@ fn aimed(
             }
         }
         (None, None, None) => {
+            let mut aims = vec!["`client = N`".to_string()];
+            if !part_names.is_empty() {
+                aims.push(format!("`target` = one of {}", part_names.join(", ")));
+            }
+            if !phases.is_empty() {
+                aims.push(format!("`phase` = one of {}", phases.join(", ")));
+            }
+            let last = aims.pop().expect("a client is always an aim");
+            let aims = match aims.is_empty() {
+                true => last,
+                false => format!("{} or {last}", aims.join(", ")),
+            };
             return Err(errors.at(
                 &format!("fault[{index}]"),
-                format!(
-                    "aims at nobody; expected `client = N`, `target` = one of {} or `phase` = one of {}",
-                    part_names.join(", "),
-                    phases.join(", ")
-                ),
+                format!("aims at nobody; expected {aims}"),
             ));
         }
     };
