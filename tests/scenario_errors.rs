@@ -1014,6 +1014,12 @@ fn an_aimed_fault_names_its_kind_and_its_target() {
          them (a client by number, a part it plays, or a phase it is in)"
     );
     assert_eq!(
+        fault("kind = \"restart\"\nphase = \"Held\""),
+        "scenarios/lock/broken.toml: `fault[0].phase`: a restart aimed at a phase; a restart \
+         strikes only a crashed client, whose recipe has started over, so it is in no phase it \
+         reached; expected `client` or `target`, or a budget under [faults]"
+    );
+    assert_eq!(
         fault("kind = \"pause\"\nphase = \"Holding\""),
         "scenarios/lock/broken.toml: `fault[0].phase`: no phase of `lock` is called that: \
          \"Holding\"; expected one of Idle, Creating, Recovering, Listing, Watching, \

@@ -662,6 +662,15 @@ fn aimed(
             ));
         }
     };
+    // A crash starts the recipe over, so a crashed client, the one a
+    // restart strikes, is never in a later phase: such a fault would never
+    // strike, and a question that budgets it would silently ask less.
+    if kind == Kind::Restart && matches!(target, Target::Phase { .. }) {
+        return Err(errors.at(
+            &key("phase"),
+            "a restart aimed at a phase; a restart strikes only a crashed client, whose recipe has started over, so it is in no phase it reached; expected `client` or `target`, or a budget under [faults]".into(),
+        ));
+    }
     Ok(Aimed {
         kind,
         target,
