@@ -13,7 +13,7 @@ use super::{
     Scenario, ScenarioError, Subject, CLIENTS_MAX, FAULT_BUDGET_MAX, SCRIPT_LEN_MAX, WITH_TIMEOUT,
 };
 use crate::catalogue::{AnyRecipe, Recipes, Tuning};
-use crate::check::{Expected, Verdict};
+use crate::check::Expected;
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
@@ -912,14 +912,10 @@ fn expect(
         };
         let Some(verdict) = given.get(*property) else {
             match declared.default {
-                Some(kept) => {
-                    let verdict = match (declared.always, kept) {
-                        (true, true) => Verdict::Holds,
-                        (true, false) => Verdict::Violated,
-                        (false, true) => Verdict::Reached,
-                        (false, false) => Verdict::Unreached,
-                    };
-                    expect.push((*property, Expected::by_default(verdict)));
+                Some(_) => {
+                    let usual = Expected::parse(declared.usual(), declared.always)
+                        .expect("a declared default is a verdict of its kind");
+                    expect.push((*property, Expected::by_default(usual.verdict)));
                     continue;
                 }
                 None => {

@@ -19,11 +19,6 @@ pub const SOURCE: &str = "tests/scenarios.rs";
 
 /// A scenario checked as its snapshot pins it.
 pub struct Pinned {
-    /// The check with the reductions.
-    pub outcome: Outcome,
-    /// The check without them: `None` on an ensemble, which is searched
-    /// without them either way, so that its one search answers both.
-    pub exact: Option<Outcome>,
     /// What the snapshot holds below its header.
     pub report: String,
     /// Why the test fails on it, if it does: an expectation not met
@@ -40,6 +35,8 @@ pub fn pin(scenario: &Scenario, progress: Option<fn(&crate::check::Progress)>) -
         ..Default::default()
     };
     let outcome = scenario.check(&options);
+    // An ensemble is searched without the reductions either way
+    // (`World::reductions`), so that its one search answers both.
     let exact = (scenario.store.servers == 1).then(|| {
         scenario.check(&CheckOptions {
             reductions: Reductions::NONE,
@@ -50,12 +47,7 @@ pub fn pin(scenario: &Scenario, progress: Option<fn(&crate::check::Progress)>) -
     let report = with_exact_counts(&report(scenario, &outcome), counted);
     let mut wrong = unmet(&outcome);
     wrong.extend(differences(&outcome, counted));
-    Pinned {
-        outcome,
-        exact,
-        report,
-        wrong,
-    }
+    Pinned { report, wrong }
 }
 
 /// The snapshot's name: `lock__guid_pause_expire` for

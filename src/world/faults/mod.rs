@@ -504,8 +504,8 @@ impl Fault {
 
 /// Hands `emit` every fault whose precondition holds, whose budget is not spent
 /// and whose target (for an aimed one) the client is: `targeted(client,
-/// target)` says whether `client` plays the role or is in the phase a
-/// [`Target::Role`] or [`Target::Phase`] names now.
+/// target)` says whether `client` is that target now (that client, one
+/// playing that part, one in that phase).
 pub fn enabled<S, L>(
     budget: &FaultBudget,
     expire_anytime: bool,
@@ -524,11 +524,10 @@ pub fn enabled<S, L>(
             // checker's order, with no allocation on its hot path.
             let any = state.spent.any[kind as usize] < budget.any[kind as usize];
             let aimed = budget.aimed.iter().enumerate().filter(|(index, aimed)| {
-                let aimed_here = match aimed.target {
-                    Target::Client(target) => target == client,
-                    Target::Role { .. } | Target::Phase { .. } => targeted(client, &aimed.target),
-                };
-                aimed.kind == kind && aimed_here && state.spent.aimed[*index] < aimed.count
+                // The target last: a part or a phase asks the recipe.
+                aimed.kind == kind
+                    && state.spent.aimed[*index] < aimed.count
+                    && targeted(client, &aimed.target)
             });
             let charges = (any.then_some(Charge::Any).into_iter())
                 .chain(aimed.map(|(index, _)| Charge::Aimed(index as u8)));
