@@ -313,6 +313,13 @@ impl Recipe for Election {
         )
     }
 
+    /// As the lock's: a contender's names, and an acknowledgement whose
+    /// data, a node's name, is compared with the leader's own for
+    /// equality.
+    fn reads_counters_by_order(&self) -> bool {
+        true
+    }
+
     fn init(&self, _me: Incarnation) -> State {
         State {
             contender: super::contender::State::new(Role::Leader),

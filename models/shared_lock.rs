@@ -121,6 +121,13 @@ impl Recipe for SharedLock {
         true
     }
 
+    /// A contender keeps names and a count of renewals, and compares
+    /// sequence numbers parsed from names by their order alone
+    /// ([`super::contender::decide_by`]).
+    fn reads_counters_by_order(&self) -> bool {
+        true
+    }
+
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
         let contender = &self.contender;
         match input {

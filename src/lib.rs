@@ -14,7 +14,7 @@
 //! scenarios    scenario
 //! catalogue    catalogue
 //! verdicts     simulate check shrink
-//! exploration  explore partial_order reduce symmetry
+//! exploration  explore partial_order reduce symmetry recount
 //! words        diagram trace
 //! recipes      models catalogued knobs
 //! judgement    properties
@@ -47,7 +47,9 @@
 //! - **words**: [`trace`], a path as steps a person reads; [`diagram`], as a
 //!   sequence diagram.
 //! - **exploration**: [`explore`] wraps a world in the reductions
-//!   ([`reduce`], [`symmetry`], [`partial_order`]) and the search's control.
+//!   ([`reduce`], [`symmetry`], [`partial_order`]) and the search's control;
+//!   [`recount`] tells a state that is an earlier one with only its
+//!   counters moved on, which the `terminates` verdict reads.
 //! - **verdicts**: [`check`], the exhaustive search and its verdicts;
 //!   [`simulate`], seeded random walks; [`shrink`], a counterexample cut down.
 //! - **catalogue**: [`catalogue`], every recipe by name, and the type-erased
@@ -99,6 +101,7 @@ pub mod partial_order;
 pub mod properties;
 pub mod real;
 pub mod recipe;
+pub mod recount;
 pub mod reduce;
 pub mod report;
 pub mod scenario;

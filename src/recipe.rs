@@ -298,6 +298,18 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         false
     }
 
+    /// Whether this variant's state and log keep counters (sequence
+    /// numbers, sessions) only in node names and sessions, which
+    /// [`Symmetric::renamed`] renames, and read them only by equality and
+    /// order, never by their value or a sum: then a state whose counters
+    /// all moved on in their order is, to the recipe, the state it was
+    /// ([`crate::recount`]), and a run that comes back to it loops as far
+    /// as the counters reach. `tests/reductions.rs` checks a recipe that
+    /// says so. By default not.
+    fn reads_counters_by_order(&self) -> bool {
+        false
+    }
+
     /// Whether this variant's properties, outside quiescent states, read a
     /// client only through the world's [`History`](crate::world::History)
     /// of shared facts (not its node record) and its process's status, and

@@ -60,7 +60,13 @@
 use crate::recipe::ClientId;
 pub use crate::recipe::Symmetric;
 pub use crate::store::rename::{Groups, Renaming, CLIENTS};
-use crate::world::{History, Process, WorldState};
+use crate::world::{History, Process, Resource, Tenure, WorldState};
+
+/// A place in the counted directory's create order, renamed
+/// ([`Renaming::sequence`]).
+fn grant(renaming: &Renaming, place: u64) -> u64 {
+    renaming.sequence(place as i64) as u64
+}
 
 /// What renaming keeps of client `client` in `state`, to order a group's
 /// clients by.
@@ -185,8 +191,11 @@ where
     })?;
     let history = &state.history;
     let nodes = renaming.moved(&history.nodes, |node| {
-        Some((node.as_ref()).map(|(path, place)| (renaming.path(path), *place)))
+        Some((node.as_ref()).map(|(path, place)| (renaming.path(path), grant(renaming, *place))))
     })?;
+    if renaming.counts() && !history.wakes.is_empty() {
+        renaming.refuse("an ensemble's deletions are still waking clients");
+    }
     Some(WorldState {
         net: crate::net::Net {
             store: net.store.renamed(renaming),
@@ -214,8 +223,20 @@ where
             .collect(),
         spent: state.spent.clone(),
         history: History {
-            holding: renaming.moved(&history.holding, |tenure| Some(*tenure))?,
+            holding: renaming.moved(&history.holding, |tenure| {
+                Some(tenure.map(|tenure| Tenure {
+                    token: renaming.sequence(tenure.token),
+                    grant: grant(renaming, tenure.grant),
+                    ..tenure
+                }))
+            })?,
             nodes,
+            resource: Resource {
+                newest: (history.resource.newest).map(|newest| grant(renaming, newest)),
+                highest_sequencer: (history.resource.highest_sequencer)
+                    .map(|token| renaming.sequence(token)),
+                ..history.resource
+            },
             log: log(&history.log)?,
             // Wakes are an ensemble's, which has no renamed states
             // (World::reductions), and the identity keeps them.

@@ -1196,8 +1196,9 @@ fn check_report_escapes_what_it_shows() {
     );
 }
 
-/// The same likely loop expected proven (`violated`, `holds`): the search
-/// cannot prove it, so the check is incomplete (exit 3), not met; and a
+/// The verdicts of a search that stops at its depth bound expected proven
+/// (`holds`, `unreached`): the search cannot prove them, so the check is
+/// incomplete (exit 3), not met; and a
 /// scenario that expects `violated?` of a loop a search proves is not met
 /// either (exit 1: it says less than the search shows).
 #[test]
@@ -1212,7 +1213,7 @@ fn an_unproven_verdict_meets_only_an_unproven_expectation() {
     let file = temp.path().join("spin_proven.toml");
     std::fs::write(&file, &proven).unwrap();
     let run = zoocheck(["check".as_ref(), file.as_os_str()]);
-    expect_code(&run, 3, "a likely loop expected proven");
+    expect_code(&run, 3, "unproven verdicts expected proven");
     assert!(run.stdout.contains("INCOMPLETE"), "{}", run.stdout);
     // A scenario that expects unproven what the search proves.
     let two = std::fs::read_to_string(manifest_dir().join(TWO_CLIENTS)).unwrap();
@@ -1234,7 +1235,7 @@ fn an_unproven_verdict_meets_only_an_unproven_expectation() {
 }
 
 #[test]
-fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
+fn a_spinning_client_is_a_loop_modulo_counters_whose_trace_replays() {
     let temp = TempDir::new("spin");
     let out = temp.path().join("traces");
     let run = zoocheck([
@@ -1243,10 +1244,10 @@ fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
         "--trace-out".as_ref(),
         out.as_os_str(),
     ]);
-    // A growing path is not a proof, and the scenario expects it as what it
-    // is, a likely loop (`violated?`), with the verdicts the search could
-    // not prove beside it: met, so the check succeeds.
-    expect_code(&run, 0, "check of a scenario that expects its likely loop");
+    // A round that comes back but for its counters is a loop as far as
+    // they reach, proven; the scenario expects it so, with the verdicts the
+    // search could not prove beside it: met, so the check succeeds.
+    expect_code(&run, 0, "check of a scenario that expects its loop");
     let rows = rows(&run, CHECK_HEADER);
     let shown: Vec<(&str, &str, &str)> = rows
         .iter()
@@ -1267,7 +1268,7 @@ fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
             ("no_orphan_no_deadlock", "holds?", "-"),
             ("someone_acquired", "reached", "-"),
             ("waiter_woken", "unreached?", "-"),
-            ("terminates", "violated?", "60*"),
+            ("terminates", "violated", "19*"),
         ]
     );
     assert!(rows
@@ -1288,15 +1289,15 @@ fn a_spinning_client_is_a_likely_loop_whose_trace_replays() {
     expect_code(&run, 0, "replay of a loop");
     assert!(
         run.stdout.starts_with(
-            "replayed 60 steps of lock/spin_holder_stays: terminates is violated again\n  \
-             VIOLATED? terminates: a path of 60 steps (the depth bound) and still going: c1 \
-             likely loops forever: from step 10 to 60, every 6 steps repeat"
+            "replayed 19 steps of lock/spin_holder_stays: terminates is violated again\n  \
+             VIOLATED terminates: c1 loops as far as the counters reach: steps 14-19 come back \
+             to the state after step 13 with only its counters moved on"
         ),
         "{}",
         run.stdout
     );
 
-    // Cut before its second round, it shows no loop.
+    // Cut before its round ends, it shows no loop.
     let mut cut = read_json(&saved);
     cut["actions"].as_array_mut().unwrap().truncate(16);
     cut["steps"].as_array_mut().unwrap().truncate(16);

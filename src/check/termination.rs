@@ -15,7 +15,7 @@ use crate::lasso::{
     fair_lasso, fair_walk, longest_repetition, path_of_length, repetition, Lasso, Repeat,
 };
 use crate::properties::and_list;
-use crate::properties::termination::{Termination, TERMINATES};
+use crate::properties::termination::{Termination, DEPTH_BOUND_MAX, TERMINATES};
 use crate::recipe::{ClientId, Recipe};
 use crate::trace::{picture, replay, Stop, Trace};
 use crate::world::{Action, Status, World, WorldState};
@@ -91,13 +91,12 @@ pub fn judge<R: Recipe>(
         }));
         return match found {
             Ok(Ok(Some(path))) => {
-                let (trace, fair) = growing_trace(&world, &path, termination.depth_bound);
-                let actual = if fair {
-                    Verdict::Violated
-                } else {
-                    Verdict::Holds
-                };
-                outcome(actual, false, Some(trace))
+                let (trace, looping) = growing_trace(&world, &path, termination.depth_bound);
+                match looping {
+                    Looping::Proven => outcome(Verdict::Violated, true, Some(trace)),
+                    Looping::Likely => outcome(Verdict::Violated, false, Some(trace)),
+                    Looping::No => outcome(Verdict::Holds, false, Some(trace)),
+                }
             }
             _ => outcome(Verdict::Holds, false, None),
         };
@@ -107,8 +106,10 @@ pub fn judge<R: Recipe>(
 
 /// Replays a saved `terminates` counterexample: `Ok` with the words of its
 /// verdict if `actions` again end in a fair loop (back to the state after
-/// some earlier step, starving nothing) or on a path still going whose end
-/// repeats fairly modulo counters; `Err` with why not.
+/// some earlier step, starving nothing), in a fair loop modulo counters
+/// (back to such a state but for its counters, moved on in their order:
+/// [`crate::recount`]), or on a path still going whose end repeats fairly
+/// modulo counters; `Err` with why not.
 pub fn replay_loop<R: Recipe>(
     world: &World<R>,
     actions: &[Action],
@@ -147,13 +148,169 @@ pub fn replay_loop<R: Recipe>(
             ))
         };
     }
-    let (trace, fair) = growing_trace(world, actions, depth_bound);
+    let rounds = (1..=actions.len()).map(|period| (actions.len() - period, period));
+    if let Ok(trace) = counter_loop(world, &replayed.states, actions, rounds) {
+        if trace.replays {
+            return Ok(trace.verdict.unwrap_or_default());
+        }
+    }
+    let (trace, looping) = growing_trace(world, actions, depth_bound);
     let verdict = trace.verdict.unwrap_or_default();
-    if fair && trace.replays {
+    if looping != Looping::No && trace.replays {
         Ok(verdict)
     } else {
         Err(verdict)
     }
+}
+
+/// What a path that reached the depth bound shows of a loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Looping {
+    /// None: its end does not repeat, or starves an action.
+    No,
+    /// Its end repeats fairly modulo counters, as far as the path goes.
+    Likely,
+    /// A round of it comes back to its first state but for the counters,
+    /// moved on in their order, which repeats it as far as they reach.
+    Proven,
+}
+
+/// The first of `rounds` (a state's index in `states`, the states `path`
+/// goes through from the initial one, and a period) whose last state is
+/// its first with only its counters moved on in their order
+/// ([`crate::recount`]), every state of it renamed so, and that starves no
+/// progress action: the trace of the path up to its end, a loop modulo
+/// counters. `Err` with why no round is, the first reason met.
+fn counter_loop<R: Recipe>(
+    world: &World<R>,
+    states: &[WorldState<R::State, R::Log>],
+    path: &[Action],
+    rounds: impl Iterator<Item = (usize, usize)>,
+) -> Result<Trace, String> {
+    crate::recount::applies(world)?;
+    let directory = crate::recount::counted_directory(states)?;
+    let mut canonical: Vec<Option<Result<WorldState<R::State, R::Log>, &'static str>>> =
+        vec![None; states.len()];
+    let mut canon = |index: usize| -> Result<WorldState<R::State, R::Log>, &'static str> {
+        canonical[index]
+            .get_or_insert_with(|| crate::recount::canonical(&states[index], directory.as_ref()))
+            .clone()
+    };
+    // The reason to give: of a round that closes, why it is no loop (it
+    // starves, it wraps), before why a state cannot be renamed, before
+    // that no round closes; the first of each.
+    let mut why: Option<(u8, String)> = None;
+    for (start, period) in rounds {
+        let end = start + period;
+        let round = (start..=end).map(&mut canon).collect::<Result<Vec<_>, _>>();
+        let closes = match round {
+            Err(reason) => Err((2, reason.to_string())),
+            Ok(round) if round[0] != round[period] => Err((
+                1,
+                format!("no round of {period} steps comes back to its state but for its counters"),
+            )),
+            Ok(_) if !starved(world, &states[start..=end], &path[start..end]).is_empty() => Err((
+                3,
+                "its round starves an action that stays possible all along".to_string(),
+            )),
+            Ok(_) => Ok(()),
+        };
+        let moves = closes.map(|()| {
+            crate::recount::Moves::between(&states[start], &states[end], directory.as_ref())
+        });
+        // A wrap a search can reach is no bound to state: the run past it
+        // is the model's to show (the recipe may act otherwise on names
+        // that carry negative numbers).
+        let within_reach = |moves: &crate::recount::Moves| {
+            let rounds = moves.rounds_to_wrap()?;
+            let at = end as i64 + rounds * period as i64 + 1;
+            (at <= DEPTH_BOUND_MAX as i64).then(|| {
+                format!(
+                    "its rounds move the {}-bit sequence counter, which wraps in the round \
+                     from step {at}, within reach of a search: raise `[check] depth_bound` past it to see what \
+                     the wrap does",
+                    moves.sequence_bits
+                )
+            })
+        };
+        let closes = moves.and_then(|moves| match within_reach(&moves) {
+            Some(wrap) => Err((3, wrap)),
+            None => Ok(moves),
+        });
+        match closes {
+            Ok(moves) => {
+                return Ok(counter_loop_trace(
+                    world, states, path, start, period, &moves,
+                ));
+            }
+            Err((weight, reason)) => {
+                if why.as_ref().is_none_or(|(heaviest, _)| weight > *heaviest) {
+                    why = Some((weight, reason));
+                }
+            }
+        }
+    }
+    Err(why.map_or_else(|| "no round to read".to_string(), |(_, why)| why))
+}
+
+/// The trace of a loop modulo counters: the path to the end of its round
+/// (steps `start + 1` to `start + period`), which comes back to the state
+/// after step `start` with its counters moved on by `moves`.
+fn counter_loop_trace<R: Recipe>(
+    world: &World<R>,
+    states: &[WorldState<R::State, R::Log>],
+    path: &[Action],
+    start: usize,
+    period: usize,
+    moves: &crate::recount::Moves,
+) -> Trace {
+    let end = start + period;
+    let actions = path[..end].to_vec();
+    let replayed = replay(world, &actions);
+    let back_to = if start == 0 {
+        "the initial state".to_string()
+    } else {
+        format!("the state after step {start}")
+    };
+    let how_long = match moves.rounds().first() {
+        Some((rounds, until)) => format!("for {} more rounds, until {until}", grouped(*rounds)),
+        None => "forever".to_string(),
+    };
+    let round = &path[start..end];
+    let verdict = format!(
+        "VIOLATED {TERMINATES}: {} as far as the counters reach: steps {}-{} come back to \
+         {back_to} with only its counters moved on ({}), which no step tells apart but by \
+         their order ({}); every action that stays possible along them is taken in them, so \
+         repeating them is a fair run that goes on {how_long}",
+        looping(round),
+        start + 1,
+        end,
+        moves.words(),
+        phase_words(world, &states[start..=end], round)
+    );
+    Trace {
+        property: TERMINATES,
+        quiescent: world.is_quiescent(replayed.last()),
+        verdict: Some(verdict),
+        last_state: picture(replayed.last()),
+        replays: replayed.stop.is_none(),
+        steps: replayed.steps,
+        actions,
+        shortest: false,
+    }
+}
+
+/// `2147483637` as `2,147,483,637`.
+fn grouped(number: i64) -> String {
+    let digits = number.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// The trace of a lasso: its prefix, then its loop, which ends where it
@@ -200,7 +357,7 @@ fn lasso_trace<R: Recipe>(world: &World<R>, lasso: &Lasso<Action>) -> Trace {
 
 /// The trace of a path that reached the depth bound, and whether its
 /// repeating part is fair (a likely loop).
-fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> (Trace, bool) {
+fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> (Trace, Looping) {
     let replayed = replay(world, path);
     let last = replayed.last();
     let still_going = !world.is_quiescent(last);
@@ -259,22 +416,28 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
             )),
         }
     };
-    let (verdict, fair) = match (repetition(&shapes), longest_repetition(&shapes)) {
+    let (verdict, looping) = match (repetition(&shapes), longest_repetition(&shapes)) {
         (Some(repeat), _) => {
             let what = round_words(&repeat);
             let actions = &path[repeat.from - 1..repeat.to];
             match starving_words(&repeat) {
                 None => {
+                    let start = repeat.from - 1;
+                    let rounds = (start..=path.len() - repeat.period).map(|k| (k, repeat.period));
+                    let why = match counter_loop(world, &replayed.states, path, rounds) {
+                        Ok(trace) => return (trace, Looping::Proven),
+                        Err(why) => why,
+                    };
                     let clients = actors(actions);
                     (
                         format!(
                             "VIOLATED? {TERMINATES}: {head}: {} likely {} forever: {what}, and \
                              every action that stays possible along them is taken in them, a \
-                             fair loop; {caveat}",
+                             fair loop; {caveat}; nor is it a loop modulo counters: {why}",
                             and_list(&clients),
                             if clients.len() == 1 { "loops" } else { "loop" },
                         ),
-                        true,
+                        Looping::Likely,
                     )
                 }
                 Some(starving) => (
@@ -282,7 +445,7 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
                         "UNPROVEN {TERMINATES}: {head}, but not a fair one: {what} while \
                          {starving}; a fair run may end, so this is no evidence of a loop"
                     ),
-                    false,
+                    Looping::No,
                 ),
             }
         }
@@ -297,7 +460,7 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
                      `[check] depth_bound` to see",
                     round_words(&repeat)
                 ),
-                false,
+                Looping::No,
             )
         }
         (None, None) => (
@@ -305,7 +468,7 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
                 "UNPROVEN {TERMINATES}: {head}, and no part of it repeats modulo counters, \
                  so it may be a long run that ends: raise `[check] depth_bound` to see"
             ),
-            false,
+            Looping::No,
         ),
     };
     let trace = Trace {
@@ -318,7 +481,7 @@ fn growing_trace<R: Recipe>(world: &World<R>, path: &[Action], bound: usize) -> 
         actions: path.to_vec(),
         shortest: false,
     };
-    (trace, fair)
+    (trace, looping)
 }
 
 /// The progress actions enabled in every one of `states` and taken by none
@@ -884,17 +1047,67 @@ mod tests {
             states[repeat.from - 1],
             states[repeat.from - 1 + repeat.period]
         );
-        let (trace, fair) = growing_trace(&world, &path, 60);
-        assert!(fair);
+        let (trace, looping) = growing_trace(&world, &path, 60);
+        assert_eq!(looping, Looping::Proven);
         assert!(trace.replays);
+        // The first round that comes back but for its counters ends the
+        // trace: the one from step 10 does not, since at its start c1's
+        // node was created at the zxid c0 last saw, and at its end not.
+        assert_eq!(trace.actions, path[..19]);
         assert_eq!(
-            trace.verdict.unwrap(),
-            "VIOLATED? terminates: a path of 60 steps (the depth bound) and still going: c1 \
-             likely loops forever: from step 10 to 60, every 6 steps repeat modulo counters (c1 \
-             goes Listing, Abandoning, Creating and round again), and every action that stays \
-             possible along them is taken in them, a fair loop; a growing path is not a proof: \
-             no state repeats (each round takes fresh xids, zxids or sequence numbers), so the \
-             search cannot close the loop, and a deeper one might see it end"
+            trace.verdict.as_deref().unwrap(),
+            "VIOLATED terminates: c1 loops as far as the counters reach: steps 14-19 come back \
+             to the state after step 13 with only its counters moved on (sequence numbers of \
+             /lock +1, zxids +2, c1's xids +3), which no step tells apart but by their order (c1 \
+             goes Creating, Listing, Abandoning and round again); every action that stays \
+             possible along them is taken in them, so repeating them is a fair run that goes on \
+             for 715,827,880 more rounds, until c1's 32-bit xids run out"
+        );
+        // Replayed from a file, it is that loop again.
+        assert_eq!(
+            replay_loop(&world, &trace.actions, 60),
+            Ok(trace.verdict.unwrap())
+        );
+        // Cut short of its round's end, it is not.
+        assert!(replay_loop(&world, &trace.actions[..18], 60).is_err());
+    }
+
+    #[test]
+    fn a_loop_whose_sequence_counter_wraps_within_reach_is_only_likely() {
+        use Command::*;
+        let world = lock_world(Knobs::SPIN, &[Acquire, Work], FaultBudget::default()).with_store(
+            crate::store::StoreConfig {
+                sequence_bits: 8,
+                ..Default::default()
+            },
+        );
+        let path = growing_path(&world, 60, &mut |_| true).unwrap().unwrap();
+        let (trace, looping) = growing_trace(&world, &path, 60);
+        assert_eq!(looping, Looping::Likely);
+        let verdict = trace.verdict.unwrap();
+        assert!(
+            verdict.ends_with(
+                "nor is it a loop modulo counters: its rounds move the 8-bit sequence counter, \
+                 which wraps in the round from step 770, within reach of a search: raise \
+                 `[check] depth_bound` past it to see what the wrap does"
+            ),
+            "{verdict}"
+        );
+    }
+
+    #[test]
+    fn a_recipe_that_does_not_read_counters_by_order_alone_is_not_renamed() {
+        // The revocable lock keeps a state that is not renamed.
+        let world = World::new(
+            crate::models::revocable_lock::RevocableLock::new(
+                crate::models::revocable_lock::Variant::Guid,
+            ),
+            vec![Vec::new(); 2],
+            Vec::new,
+        );
+        assert_eq!(
+            crate::recount::applies(&world),
+            Err("the recipe does not say that it reads counters by their order alone")
         );
     }
 
@@ -928,11 +1141,14 @@ mod tests {
         assert!(replayed.is_err());
     }
 
-    /// A spin lock scenario whose scripts are `script`, searched to 40 steps.
+    /// A spin lock scenario whose scripts are `script`, searched to 40 steps
+    /// on a server whose sequence counter is 8 bits wide, so that a loop
+    /// modulo counters wraps it within a search's reach and is only likely.
     fn spin_outcome(script: &str, terminates: &str) -> Outcome {
         let text = format!(
             "description = \"spin\"\nrecipe = \"lock\"\nvariant = \"spin\"\nclients = 2\n\
-             script = {script}\n[check]\ndepth_bound = 40\n[expect]\n\
+             script = {script}\n[store]\nsequence_bits = 8\n[check]\ndepth_bound = 40\n\
+             [expect]\n\
              mutual_exclusion = \"holds\"\nresource_safety = \"holds\"\n\
              herd_avoidance = \"holds\"\nno_orphan_no_deadlock = \"holds\"\n\
              someone_acquired = \"reached\"\nwaiter_woken = \"unreached\"\n\
@@ -1014,7 +1230,7 @@ mod tests {
             .expect("c1 can spin for 40 steps while c0 holds");
         assert_eq!(path.len(), 40);
         let (trace, fair) = growing_trace(&world, &path, 40);
-        assert!(!fair);
+        assert_eq!(fair, Looping::No);
         assert_eq!(
             trace.verdict.unwrap(),
             "UNPROVEN terminates: a path of 40 steps (the depth bound) and still going, but its \

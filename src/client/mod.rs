@@ -199,8 +199,36 @@ impl Client {
                 exist: renaming.paths(&self.watches.exist),
                 child: renaming.paths(&self.watches.child),
             },
+            last_zxid: renaming.zxid(self.last_zxid),
             ..*self
         }
+    }
+
+    /// This library with each xid it keeps as its distance below the next
+    /// one, and the next one 0: the xids of a state whose loop is told
+    /// modulo counters ([`crate::recount`]), where an xid is read only by
+    /// equality, to match a reply to its request, and minted as the next.
+    /// `None` if some xid is not below the next (a library that started
+    /// over with its requests still kept).
+    pub fn xids_counted_back(&self) -> Option<Client> {
+        let back = |requests: &VecDeque<Request>| -> Option<VecDeque<Request>> {
+            (requests.iter())
+                .map(|request| {
+                    let xid = self.next_xid.checked_sub(request.xid).filter(|&d| d > 0)?;
+                    Some(Request {
+                        xid,
+                        op: request.op.clone(),
+                    })
+                })
+                .collect()
+        };
+        Some(Client {
+            in_flight: back(&self.in_flight)?,
+            queued: back(&self.queued)?,
+            next_xid: 0,
+            watches: self.watches.clone(),
+            ..*self
+        })
     }
 
     pub fn state(&self) -> ConnState {
@@ -381,7 +409,7 @@ impl crate::store::rename::Renaming {
         match message {
             ServerMessage::Reply { xid, zxid, result } => ServerMessage::Reply {
                 xid: *xid,
-                zxid: *zxid,
+                zxid: self.zxid(*zxid),
                 result: self.result(result),
             },
             ServerMessage::Notification(event) => ServerMessage::Notification(self.event(event)),
@@ -393,7 +421,11 @@ impl crate::store::rename::Renaming {
         let bare = client.in_flight().len() == 0
             && client.queued().len() == 0
             && client.watches().is_empty();
-        if bare && !self.copies && self.session(client.session()) == client.session() {
+        if bare
+            && !self.copies
+            && !self.counts()
+            && self.session(client.session()) == client.session()
+        {
             return client.clone();
         }
         std::sync::Arc::new(client.renamed(self))

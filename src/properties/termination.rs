@@ -108,6 +108,22 @@
 //! along and never did) is no evidence of a loop at all, and `terminates`
 //! stays `holds?`. Either way the search did not see every state, so every
 //! other verdict it did not prove is unproven (`holds?`, `unreached?`).
+//!
+//! # A loop modulo counters
+//!
+//! A fair repeating part is more than a likely loop when one of its rounds
+//! comes back to the state it began in with only its counters moved on in
+//! their order: zxids, sessions, sequence numbers and xids renamed by an
+//! order-preserving map, which [`crate::recount`] decides and argues. Such
+//! a round repeats, each time with its counters moved on alike, for as long
+//! as they reach, and starves nothing: `terminates` is violated, proven,
+//! and the verdict says how many more rounds the counters allow and which
+//! runs out first (a 32-bit sequence counter, a real client's 32-bit xids,
+//! a real server's 32-bit zxid counter). A round that wraps the model's
+//! own sequence counter within a search's reach ([`DEPTH_BOUND_MAX`]
+//! steps) is not claimed: what the recipe does past the wrap is the
+//! model's to show, and a deeper search shows it. The other verdicts stay
+//! as the search left them, unproven.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

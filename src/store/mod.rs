@@ -19,6 +19,7 @@
 pub mod journal;
 pub mod path;
 pub mod proto;
+pub mod recount;
 pub mod rename;
 pub mod words;
 
@@ -219,15 +220,20 @@ impl Store {
     }
 
     /// This server with its clients renamed ([`rename`]): node
-    /// names and data, owners, sessions and watches.
+    /// names and data, owners, sessions and watches; and, by a renaming
+    /// that counts ([`recount`]), its zxids, sessions and create counters.
     pub fn renamed(&self, renaming: &Renaming) -> Store {
+        let counts = renaming.counts();
         let nodes = (self.nodes.iter())
             .map(|(path, node)| {
-                let node = Znode {
+                let mut node = Znode {
                     data: renaming.data(&node.data),
                     ephemeral_owner: renaming.session(node.ephemeral_owner),
                     ..node.clone()
                 };
+                if counts {
+                    self.count_node(path, &mut node, renaming);
+                }
                 (renaming.path(path), node)
             })
             .collect();
@@ -238,8 +244,14 @@ impl Store {
         };
         Store {
             config: self.config,
-            zxid: self.zxid,
-            last_session: self.last_session,
+            zxid: renaming.zxid(self.zxid),
+            // A client's first session moves with it; the last one opened
+            // is a counter's value.
+            last_session: if counts {
+                renaming.session(self.last_session)
+            } else {
+                self.last_session
+            },
             sessions: (self.sessions.iter())
                 .map(|&session| renaming.session(session))
                 .collect(),
@@ -249,6 +261,58 @@ impl Store {
         }
     }
 
+    /// `node`'s zxids and create counters renamed by a renaming that counts,
+    /// which is told where they cannot be renamed by their order: a counter
+    /// that wrapped or was started ahead shows another number than its
+    /// place in the create order, and a node of the counted directory named
+    /// like a sequential node without being one carries a number no
+    /// counter gave.
+    fn count_node(&self, path: &Path, node: &mut Znode, renaming: &Renaming) {
+        node.czxid = renaming.zxid(node.czxid);
+        node.mzxid = renaming.zxid(node.mzxid);
+        node.pzxid = renaming.zxid(node.pzxid);
+        if i64::from(node.child_creates) != node.child_creates_unwrapped as i64 {
+            renaming.refuse("a create counter wrapped or was started ahead");
+        }
+        let creates = renaming.creates(path, i64::from(node.child_creates));
+        node.child_creates = creates as i32;
+        node.child_creates_unwrapped = creates as u64;
+        let Some((parent, name)) = path.split() else {
+            return;
+        };
+        if let (Some(number), Some(order)) = (node.number, node.order) {
+            if i64::from(number) != order as i64 {
+                renaming.refuse("a sequence number differs from its place in the create order");
+            }
+        }
+        let counted = renaming.counted_directory() == Some(&parent);
+        if counted && node.number.is_none() && recount::sequence_suffix(name).is_some() {
+            renaming.refuse("a node is named like a sequential one without being one");
+        }
+        if let Some(order) = node.order {
+            let order = renaming.creates(&parent, order as i64);
+            node.order = Some(order as u64);
+            node.number = node.number.map(|_| order as i32);
+        }
+    }
+
+    /// The node each creation zxid is of (the server's own nodes, created
+    /// at zxid 0, are left out).
+    pub fn created_at(&self) -> BTreeMap<Zxid, Path> {
+        (self.nodes.iter())
+            .filter(|(_, node)| node.czxid != 0)
+            .map(|(path, node)| (node.czxid, path.clone()))
+            .collect()
+    }
+
+    /// The directories that have sequential children.
+    pub fn sequential_directories(&self) -> BTreeSet<Path> {
+        (self.nodes.iter())
+            .filter(|(_, node)| node.number.is_some())
+            .filter_map(|(path, _)| path.parent())
+            .collect()
+    }
+
     pub fn config(&self) -> StoreConfig {
         self.config
     }
@@ -256,6 +320,19 @@ impl Store {
     /// The last zxid the server used.
     pub fn zxid(&self) -> Zxid {
         self.zxid
+    }
+
+    /// The last session the server opened.
+    pub fn last_session(&self) -> SessionId {
+        self.last_session
+    }
+
+    /// The create counter of the node `path` (the value its next child
+    /// created sequential is named after), if it exists.
+    pub fn creates(&self, path: &Path) -> Option<i64> {
+        self.nodes
+            .get(path)
+            .map(|node| i64::from(node.child_creates))
     }
 
     /// Whether the session is open (not closed, not expired).

@@ -14,9 +14,10 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use super::recount::{sequence_suffix, Counter, Recount};
 use super::{
     ChildOrder, Data, MultiOp, MultiOutcome, MultiResult, Op, OpResult, Path, Response, SessionId,
-    Stat, WatchEvent,
+    Stat, WatchEvent, Zxid,
 };
 
 /// A client's number in a world (client `i` is `c<i>`).
@@ -87,6 +88,8 @@ pub struct Renaming {
     /// Every name, datum, client library and link is copied, never shared
     /// with the original ([`crate::symmetry::detached`]).
     pub(crate) copies: bool,
+    /// The counters are renamed too, by this pass ([`super::recount`]).
+    recount: Option<Arc<Recount>>,
 }
 
 impl Renaming {
@@ -104,6 +107,62 @@ impl Renaming {
             clients: to.len(),
             order,
             copies: false,
+            recount: None,
+        }
+    }
+
+    /// The renaming that moves no client and renames every counter by
+    /// `recount`'s pass.
+    pub fn counting(clients: usize, order: ChildOrder, recount: Arc<Recount>) -> Renaming {
+        let to: Vec<ClientId> = (0..clients.min(CLIENTS)).collect();
+        Renaming {
+            recount: Some(recount),
+            ..Renaming::new(&to, order)
+        }
+    }
+
+    /// Whether this renaming renames counters.
+    pub fn counts(&self) -> bool {
+        self.recount.is_some()
+    }
+
+    /// What zxid `zxid` becomes.
+    pub fn zxid(&self, zxid: Zxid) -> Zxid {
+        match &self.recount {
+            Some(recount) => recount.count(Counter::Zxid, zxid),
+            None => zxid,
+        }
+    }
+
+    /// What value `value` of `node`'s create counter becomes (a child's
+    /// sequence number or place in the create order, or the counter).
+    pub fn creates(&self, node: &Path, value: i64) -> i64 {
+        match &self.recount {
+            Some(recount) => recount.count(Counter::Creates(node.clone()), value),
+            None => value,
+        }
+    }
+
+    /// What value `value` of the create counter of the directory whose
+    /// children are named by it becomes: a recipe's token, a holder's grant.
+    pub fn sequence(&self, value: i64) -> i64 {
+        match self.recount.as_ref().and_then(|r| r.directory.as_ref()) {
+            Some(directory) => self.creates(directory, value),
+            None => value,
+        }
+    }
+
+    /// The directory whose children's names carry its counter's numbers,
+    /// on a pass that renames counters.
+    pub fn counted_directory(&self) -> Option<&Path> {
+        self.recount.as_ref()?.directory.as_ref()
+    }
+
+    /// Notes, on a pass that renames counters, that this state cannot be
+    /// renamed by their order, and why.
+    pub fn refuse(&self, why: &'static str) {
+        if let Some(recount) = &self.recount {
+            recount.refuse(why);
         }
     }
 
@@ -124,30 +183,58 @@ impl Renaming {
     /// What session `session` becomes: a client's first session moves
     /// with its client, every other keeps its number.
     pub fn session(&self, session: SessionId) -> SessionId {
-        match usize::try_from(session) {
+        let session = match usize::try_from(session) {
             Ok(first @ 1..) if first <= self.clients => self.client(first - 1) as SessionId + 1,
             _ => session,
+        };
+        match &self.recount {
+            Some(recount) => recount.count(Counter::Session, session),
+            None => session,
         }
     }
 
     /// `text` with the GUID at the start of each `/`-separated part
-    /// renamed, or `None` if no part changes.
+    /// renamed, and on a pass that renames counters the sequence number at
+    /// the end of each name in the counted directory (a name that is not a
+    /// path is one of its), or `None` if no part changes.
     fn text(&self, text: &str) -> Option<String> {
-        if !text.contains('c') {
+        let counted = self.recount.as_ref().and_then(|r| r.directory.as_ref());
+        if !text.contains('c') && counted.is_none() {
             return None;
         }
+        let bare = !text.contains('/');
         let mut renamed: Option<String> = None;
         let mut start = 0;
         for part in text.split('/') {
-            if let Some((digits, client)) = self.guid_in(part) {
+            let guid = self.guid_in(part);
+            let body = guid.map_or(0, |(digits, _)| 1 + digits);
+            let number = counted.and_then(|directory| {
+                let in_directory = if start == 0 {
+                    bare
+                } else {
+                    text[..start - 1] == *directory.as_str()
+                };
+                let at = sequence_suffix(part).filter(|&at| in_directory && at >= body)?;
+                let value: i64 = part[at..].parse().ok()?;
+                Some((at, self.creates(directory, value)))
+            });
+            if guid.is_some() || number.is_some() {
                 let out = renamed.get_or_insert_with(|| {
                     let mut out = String::with_capacity(text.len() + 2);
                     out.push_str(&text[..start]);
                     out
                 });
-                out.push('c');
-                out.push_str(&client.to_string());
-                out.push_str(&part[1 + digits..]);
+                if let Some((_, client)) = guid {
+                    out.push('c');
+                    out.push_str(&client.to_string());
+                }
+                match number {
+                    Some((at, value)) => {
+                        out.push_str(&part[body..at]);
+                        out.push_str(&format!("{value:010}"));
+                    }
+                    None => out.push_str(&part[body..]),
+                }
             } else if let Some(out) = &mut renamed {
                 out.push_str(part);
             }
@@ -191,6 +278,9 @@ impl Renaming {
         if self.copies {
             return Arc::from(&**name);
         }
+        if self.recount.is_some() {
+            return self.text(name).map_or_else(|| name.clone(), Arc::from);
+        }
         if !name.contains('c') {
             return name.clone();
         }
@@ -233,7 +323,30 @@ impl Renaming {
     }
 
     pub fn stat(&self, stat: &Stat) -> Stat {
+        let Some(recount) = &self.recount else {
+            return Stat {
+                ephemeral_owner: self.session(stat.ephemeral_owner),
+                ..*stat
+            };
+        };
+        // `cversion` is twice the node's create counter less its children
+        // (`Store::stat`): the counter is renamed, the children kept. A
+        // node no longer there keeps it as it was.
+        let children = i64::from(stat.num_children);
+        let cversion = match recount.node_created_at(stat.czxid) {
+            Some(node) => {
+                let creates = (i64::from(stat.cversion) + children) / 2;
+                (2 * self.creates(node, creates) - children) as i32
+            }
+            None => stat.cversion,
+        };
         Stat {
+            czxid: self.zxid(stat.czxid),
+            mzxid: self.zxid(stat.mzxid),
+            pzxid: self.zxid(stat.pzxid),
+            ctime: self.zxid(stat.ctime),
+            mtime: self.zxid(stat.mtime),
+            cversion,
             ephemeral_owner: self.session(stat.ephemeral_owner),
             ..*stat
         }
