@@ -301,7 +301,9 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// Whether this variant's state and log keep counters (sequence
     /// numbers, sessions) only in node names and sessions, which
     /// [`Symmetric::renamed`] renames, and read them only by equality and
-    /// order, never by their value or a sum: then a state whose counters
+    /// order, never by their value or a sum, and keeps a name without its
+    /// path only for a child of the one directory whose children are
+    /// named sequential (its own): then a state whose counters
     /// all moved on in their order is, to the recipe, the state it was
     /// ([`crate::recount`]), and a run that comes back to it loops as far
     /// as the counters reach. `tests/reductions.rs` checks a recipe that

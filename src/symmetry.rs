@@ -63,8 +63,12 @@ pub use crate::store::rename::{Groups, Renaming, CLIENTS};
 use crate::world::{History, Process, Resource, Tenure, WorldState};
 
 /// A place in the counted directory's create order, renamed
-/// ([`Renaming::sequence`]).
+/// ([`Renaming::sequence`]); `u64::MAX`, a grant after every other, is
+/// no place and stays.
 fn grant(renaming: &Renaming, place: u64) -> u64 {
+    if place == u64::MAX {
+        return place;
+    }
     renaming.sequence(place as i64) as u64
 }
 

@@ -1045,3 +1045,35 @@ fn states_equal_but_for_their_counters_are_bisimilar() {
     let shared = (shared, check_counted::<SharedLock>(shared, usize::MAX));
     insta::assert_debug_snapshot!((counts, election, shared));
 }
+
+/// The initial state of `text`, a lock scenario, in its form with counters
+/// renamed, or why it has none.
+fn counted_start(text: &str) -> Result<(), &'static str> {
+    let scenario = Scenario::parse(text, Path::new("x.toml"), "lock/x").unwrap();
+    let world = Entry::<Lock>::typed_world(&scenario.setting());
+    let start = world.init_states().remove(0);
+    zoocheck::recount::canonical(&start, Some(world.directory())).map(|_| ())
+}
+
+#[test]
+fn a_starting_tree_whose_numbers_no_counter_gave_is_not_renamed() {
+    let scenarios = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/lock");
+    let read = |name: &str| std::fs::read_to_string(scenarios.join(name)).unwrap();
+    // A leftover node the server named sequential, a foreign child with a
+    // plain name: their numbers are the counter's, or there are none.
+    assert_eq!(counted_start(&read("guid_leftover_node.toml")), Ok(()));
+    let foreign = read("guid_foreign_child.toml");
+    assert_eq!(counted_start(&foreign), Ok(()));
+    // A plain name with a number the recipe reads as a sequence number.
+    let planted = foreign.replace("/lock/readme", "/lock/old-lock-7");
+    assert_ne!(planted, foreign);
+    assert_eq!(
+        counted_start(&planted),
+        Err("a plain node of the counted directory has digits in its name")
+    );
+    // A counter started where its cversion wraps.
+    assert_eq!(
+        counted_start(&read("guid_sequence_starts_near_wrap.toml")),
+        Err("a create counter is past 2^30, where its cversion wraps")
+    );
+}

@@ -119,11 +119,11 @@
 //! as they reach, and starves nothing: `terminates` is violated, proven,
 //! and the verdict says how many more rounds the counters allow and which
 //! runs out first (a 32-bit sequence counter, a real client's 32-bit xids,
-//! a real server's 32-bit zxid counter). A round that wraps the model's
-//! own sequence counter within a search's reach ([`DEPTH_BOUND_MAX`]
-//! steps) is not claimed: what the recipe does past the wrap is the
-//! model's to show, and a deeper search shows it. The other verdicts stay
-//! as the search left them, unproven.
+//! a real server's 32-bit zxid counter). A round that moves a sequence
+//! counter narrower than the server's (`[store] sequence_bits`) is not
+//! claimed: the model wraps it, what the recipe does past the wrap is the
+//! model's to show, and a search that deep shows it. The other verdicts
+//! stay as the search left them, unproven.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 

@@ -202,7 +202,7 @@ impl Renaming {
         if !text.contains('c') && counted.is_none() {
             return None;
         }
-        let bare = !text.contains('/');
+        let bare = counted.is_some() && !text.contains('/');
         let mut renamed: Option<String> = None;
         let mut start = 0;
         for part in text.split('/') {
