@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::check::{Judgement, Limit, Outcome, Verdict};
+use crate::check::{Judgement, Limit, Outcome, Shows};
 use crate::diagram::escape;
 use crate::scenario::Scenario;
 use crate::trace::Trace;
@@ -120,15 +120,19 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                 Judgement::Unproven if property.as_expected() => ("unproven", ""),
                 Judgement::Unproven => ("unproven", " none found in the part searched"),
             };
-            let steps = match (&property.trace, property.actual) {
-                (Some(trace), Verdict::Violated) => {
-                    let index = push(
-                        &mut shown,
-                        entry,
-                        Kind::Counterexample(property.name),
-                        trace,
-                    );
-                    let star = if trace.shortest { "" } else { "*" };
+            let steps = match property.path() {
+                Some((trace, shows @ (Shows::Counterexample | Shows::Unproven))) => {
+                    let kind = if shows == Shows::Unproven {
+                        Kind::Unproven(property.name, property.shown())
+                    } else {
+                        Kind::Counterexample(property.name)
+                    };
+                    let index = push(&mut shown, entry, kind, trace);
+                    let star = if trace.shortest || shows == Shows::Unproven {
+                        ""
+                    } else {
+                        "*"
+                    };
                     format!(
                         "<a href=\"#{}\">{}{star}</a>",
                         shown[index].id,
@@ -220,6 +224,9 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
 
 enum Kind {
     Counterexample(&'static str),
+    /// The path an unproven verdict rests on: the property and its verdict
+    /// as shown (`holds?`).
+    Unproven(&'static str, String),
     Panic,
 }
 
@@ -256,13 +263,21 @@ fn section(out: &mut String, shown: &Shown) {
     let scenario = escape(&shown.scenario.name);
     let _ = writeln!(out, "<section class=\"trace\" id=\"{}\">", shown.id);
     let steps = trace.steps.len();
-    match shown.kind {
+    match &shown.kind {
         Kind::Counterexample(property) => {
             let plural = if steps == 1 { "" } else { "s" };
             let _ = writeln!(
                 out,
                 "<h3>{scenario}: {} violated in {steps} step{plural}</h3>",
                 escape(property)
+            );
+        }
+        Kind::Unproven(property, verdict) => {
+            let _ = writeln!(
+                out,
+                "<h3>{scenario}: the path behind {} {}, {steps} steps, not a proof</h3>",
+                escape(property),
+                escape(verdict)
             );
         }
         Kind::Panic => {

@@ -1314,6 +1314,98 @@ fn a_spinning_client_is_a_loop_modulo_counters_whose_trace_replays() {
     );
 }
 
+/// A spinner beside a holder that releases: the search stops at its depth
+/// bound with `terminates` `holds?` and a path that is no evidence of a
+/// loop, which `--witness`, `--trace-out`, `replay`, `--json` and
+/// `--report` show, each marking it unproven.
+#[test]
+fn the_path_behind_an_unproven_holds_is_shown_written_and_replayed() {
+    let temp = TempDir::new("unproven_path");
+    let spin = std::fs::read_to_string(manifest_dir().join(SPIN)).unwrap();
+    let release = spin
+        .replace(
+            r#"["acquire", "work"]"#,
+            r#"["acquire", "work", "release"]"#,
+        )
+        .replace("depth_bound = 60", "depth_bound = 40")
+        .replace(r#"terminates = "violated""#, r#"terminates = "holds?""#);
+    let file = temp.path().join("spin_release.toml");
+    std::fs::write(&file, &release).unwrap();
+    let out = temp.path().join("traces");
+    let run = zoocheck([
+        "check".as_ref(),
+        file.as_os_str(),
+        "--witness".as_ref(),
+        "terminates".as_ref(),
+        "--trace-out".as_ref(),
+        out.as_os_str(),
+    ]);
+    expect_code(&run, 0, "a holds? expected");
+    assert!(
+        run.stdout
+            .contains("\n  the unproven path behind terminates holds? (40 steps, not a proof):\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(run
+        .stdout
+        .contains("UNPROVEN terminates: a path of 40 steps (the depth bound) and still going"));
+    let saved = out.join("spin_release__terminates.json");
+    let json = read_json(&saved);
+    assert_eq!(json["verdict"], "unproven");
+    assert_eq!(json["actions"].as_array().unwrap().len(), 40);
+    let markdown = std::fs::read_to_string(saved.with_extension("md")).unwrap();
+    assert!(markdown
+        .starts_with("# spin_release: terminates holds?: the path it rests on, not a proof\n"));
+    // It replays, and still proves nothing.
+    let run = zoocheck(["replay".as_ref(), saved.as_os_str()]);
+    expect_code(&run, 0, "replay of an unproven path");
+    assert!(
+        run.stdout.starts_with(
+            "replayed 40 steps of spin_release: the path behind its unproven terminates is \
+             there again, and still proves nothing\n  UNPROVEN terminates: a path of 40 steps"
+        ),
+        "{}",
+        run.stdout
+    );
+    // A terminates trace is a loop or an unproven path, nothing else.
+    let mut tampered = json.clone();
+    tampered["verdict"] = "holds".into();
+    let path = temp.path().join("tampered.json");
+    write_json(&path, &tampered);
+    let run = zoocheck(["replay".as_ref(), path.as_os_str()]);
+    expect_code(&run, 2, "a terminates trace with another verdict");
+    assert!(
+        run.stderr.contains(
+            "`verdict`: \"holds\"; expected \"violated\" (a loop) or \"unproven\" (the path a \
+             holds? rests on)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // In JSON, the path with its mark; in the report, a section.
+    let run = zoocheck(["check".as_ref(), file.as_os_str(), "--json".as_ref()]);
+    let json: Value = serde_json::from_str(&run.stdout).unwrap();
+    let terminates = &json[0]["properties"][6];
+    assert_eq!(terminates["name"], "terminates");
+    assert_eq!(terminates["path"], "unproven");
+    assert_eq!(terminates["steps"], 40);
+    assert_eq!(strings(&terminates["trace"]).len(), 40);
+    assert_eq!(json[0]["properties"][0].get("path"), None);
+    let report = temp.path().join("report");
+    let run = zoocheck([
+        "check".as_ref(),
+        file.as_os_str(),
+        "--report".as_ref(),
+        report.as_os_str(),
+    ]);
+    expect_code(&run, 0, "a report");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(html.contains(
+        "<h3>spin_release: the path behind terminates holds?, 40 steps, not a proof</h3>"
+    ));
+}
+
 #[test]
 fn replay_of_a_tampered_trace_fails() {
     let (temp, out) = pause_expire_traces("tamper");

@@ -679,7 +679,43 @@ pub enum Judgement {
     Unproven,
 }
 
+/// What the path behind a verdict shows ([`PropertyOutcome::path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shows {
+    /// A run that breaks a violated `always`.
+    Counterexample,
+    /// A run that reaches a reached `sometimes`.
+    Witness,
+    /// The path an unproven verdict rests on, not a proof: a
+    /// likely loop (`violated?`), or the path to the depth bound beside a
+    /// `holds?` of `terminates`.
+    Unproven,
+}
+
+impl Shows {
+    /// `counterexample to`, `witness of`, `the unproven path behind`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Shows::Counterexample => "counterexample to",
+            Shows::Witness => "witness of",
+            Shows::Unproven => "the unproven path behind",
+        }
+    }
+}
+
 impl PropertyOutcome {
+    /// The path behind this verdict, if it has one, and what it shows.
+    pub fn path(&self) -> Option<(&Trace, Shows)> {
+        let trace = self.trace.as_ref()?;
+        let shows = match self.actual {
+            Verdict::Violated if self.proven => Shows::Counterexample,
+            Verdict::Reached => Shows::Witness,
+            _ if !self.proven => Shows::Unproven,
+            _ => return None,
+        };
+        Some((trace, shows))
+    }
+
     /// The verdict on `property` given its discovery (`trace`, if any was
     /// found) in a search that saw every state or not (`complete`), beside
     /// the one `expect` asks for.

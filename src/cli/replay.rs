@@ -91,6 +91,16 @@ pub(crate) fn replay(path: &Path, zk: Option<&str>) -> Result<ExitCode, UsageErr
         ));
     }
     if saved.property == termination::TERMINATES {
+        if !matches!(saved.verdict.as_str(), "violated" | "unproven") {
+            return Err(field(
+                "verdict",
+                format!(
+                    "{}; expected \"violated\" (a loop) or \"unproven\" (the path a holds? \
+                     rests on)",
+                    quoted(&saved.verdict, 60)
+                ),
+            ));
+        }
         if zk.is_some() {
             return Err(UsageError(format!(
                 "{}: --zk: a `terminates` counterexample is a loop, which a replay on a real \
@@ -235,10 +245,43 @@ pub(crate) fn explore(path: &Path, port: u16) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `replay` of a `terminates` counterexample: its loop must be there again.
+/// `replay` of a `terminates` counterexample: its loop must be there again;
+/// of the path an unproven `holds?` rests on: it must replay, and be no
+/// loop still.
 fn replay_termination(scenario: &Scenario, saved: &TraceFile) -> ExitCode {
     let again = (scenario.world()).replay_loop(&saved.actions, scenario.termination.depth_bound);
     let steps = saved.actions.len();
+    if saved.verdict == "unproven" {
+        return match again {
+            Err(words) if words.starts_with("UNPROVEN") => {
+                outln!(
+                    "replayed {steps} steps of {}: the path behind its unproven {} is there \
+                     again, and still proves nothing\n  {words}",
+                    saved.scenario,
+                    saved.property
+                );
+                ExitCode::SUCCESS
+            }
+            Ok(words) => {
+                outln!(
+                    "replayed {steps} steps of {}: the path behind its unproven {} is now a \
+                     loop\n  {words}",
+                    saved.scenario,
+                    saved.property
+                );
+                ExitCode::from(1)
+            }
+            Err(why) => {
+                outln!(
+                    "replayed {steps} steps of {}, but the path behind its unproven {} is not \
+                     there any more: {why}",
+                    saved.scenario,
+                    saved.property
+                );
+                ExitCode::from(1)
+            }
+        };
+    }
     match again {
         Ok(verdict) => {
             outln!(

@@ -5,7 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde::Serialize;
-use zoocheck::check::{Judgement, Limit, Outcome, Routed, Through, Verdict};
+use zoocheck::check::{Judgement, Limit, Outcome, Routed, Shows, Through, Verdict};
+use zoocheck::properties::termination::TERMINATES;
 use zoocheck::report::{Checked, Destination};
 use zoocheck::scenario::{Scenario, ScenarioError};
 use zoocheck::simulate::SimulateOptions;
@@ -100,6 +101,10 @@ struct JsonProperty {
     /// found before a limit).
     #[serde(skip_serializing_if = "Option::is_none")]
     through: Option<&'static str>,
+    /// `unproven` where `trace` is the path an unproven verdict rests on
+    /// (a likely loop, a `holds?` of `terminates`), not a proof.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    path: Option<&'static str>,
     trace: Option<Vec<String>>,
 }
 
@@ -290,13 +295,15 @@ fn properties_named(scenarios: &[Scenario], mode: Mode) -> Result<(), UsageError
     }
     if let Mode::Check { witness, .. } = mode {
         // A scenario without the property shows no run of it; a property no
-        // scenario has is a typo.
+        // scenario has is a typo. Every scenario judges `terminates`.
         for property in witness {
-            if !scenarios
-                .iter()
-                .any(|scenario| scenario.expect.iter().any(|(name, _)| name == property))
-            {
-                let known: Vec<&str> = scenarios[0].expect.iter().map(|(name, _)| *name).collect();
+            let has = |scenario: &Scenario| {
+                property == TERMINATES || scenario.expect.iter().any(|(name, _)| name == property)
+            };
+            if !scenarios.iter().any(has) {
+                let mut known: Vec<&str> =
+                    scenarios[0].expect.iter().map(|(name, _)| *name).collect();
+                known.push(TERMINATES);
                 return Err(UsageError(format!(
                     "--witness {}: not a property of {}; expected one of {}",
                     quoted(property, 60),
@@ -475,7 +482,8 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
             .properties
             .iter()
             .map(|p| {
-                let violated = p.trace.as_ref().filter(|_| p.actual == Verdict::Violated);
+                let path = p.path().filter(|(_, shows)| *shows != Shows::Witness);
+                let violated = path.map(|(trace, _)| trace);
                 JsonProperty {
                     name: p.name,
                     expected: p.expected.name(),
@@ -489,6 +497,9 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                     shrunk_from: p.shrunk.map(|shrunk| shrunk.from),
                     shrunk_complete: p.shrunk.map(|shrunk| shrunk.complete),
                     through: p.through.map(routed_name),
+                    path: path
+                        .filter(|(_, shows)| *shows == Shows::Unproven)
+                        .map(|_| "unproven"),
                     trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
                 }
             })
@@ -925,14 +936,19 @@ fn print_witness(scenario: &Scenario, outcome: &Outcome, name: &str, through: &[
     };
     let faults: Vec<String> = through.iter().map(Through::to_string).collect();
     let faults = faults.join(" and ");
-    match (&property.trace, property.actual) {
-        (Some(trace), Verdict::Reached | Verdict::Violated) => {
-            let (noun, what) = if property.actual == Verdict::Reached {
-                ("witness", "witness of")
-            } else {
-                ("counterexample", "counterexample to")
+    match property.path() {
+        Some((trace, shows)) => {
+            let noun = match shows {
+                Shows::Witness => "witness",
+                Shows::Counterexample | Shows::Unproven => "counterexample",
             };
-            let shortest = if trace.shortest {
+            let what = match shows {
+                Shows::Unproven => format!("{} {name} {}", shows.words(), property.shown()),
+                _ => format!("{} {name}", shows.words()),
+            };
+            let shortest = if shows == Shows::Unproven {
+                ", not a proof"
+            } else if trace.shortest {
                 ""
             } else {
                 ", not known to be the shortest"
@@ -961,14 +977,14 @@ fn print_witness(scenario: &Scenario, outcome: &Outcome, name: &str, through: &[
                 None => String::new(),
             };
             outln!(
-                "\n  {what} {name}{routed} ({} steps{shortest}):",
+                "\n  {what}{routed} ({} steps{shortest}):",
                 trace.steps.len()
             );
             for line in trace.to_string().lines() {
                 outln!("  {line}");
             }
         }
-        _ => outln!("  {name}: no run shows it ({})", property.shown()),
+        None => outln!("  {name}: no run shows it ({})", property.shown()),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use zoocheck::check::{Outcome, Verdict};
+use zoocheck::check::{Outcome, Shows, Verdict};
 use zoocheck::scenario::Scenario;
 use zoocheck::trace;
 use zoocheck::trace_file::{self, TraceFile};
@@ -57,11 +57,25 @@ impl<'a> TraceWriter<'a> {
             return Ok(());
         };
         for property in &outcome.properties {
-            let (Verdict::Violated, Some(trace)) = (property.actual, &property.trace) else {
+            // A counterexample, or the path an unproven verdict rests on
+            // (a `holds?` of `terminates`: the path to the depth bound).
+            let Some((trace, shows)) = property.path() else {
                 continue;
             };
+            if shows == Shows::Witness {
+                continue;
+            }
+            let (verdict, title) = if property.actual == Verdict::Violated {
+                ("violated", "violated".to_string())
+            } else {
+                let shown = property.shown();
+                (
+                    "unproven",
+                    format!("{shown}: the path it rests on, not a proof"),
+                )
+            };
             let json_path =
-                self.write_json(dir, scenario, trace, "violated", found_by, property.seed)?;
+                self.write_json(dir, scenario, trace, verdict, found_by, property.seed)?;
             let stem = json_path.with_extension("");
             let diagram = scenario.world().diagram(&trace.actions).mermaid();
             let md_path = stem.with_extension("md");
@@ -76,7 +90,7 @@ impl<'a> TraceWriter<'a> {
                 })
                 .unwrap_or_default();
             let markdown = format!(
-                "# {}: {} violated\n\n{}\n\nFound by `zoocheck {}`{shrunk}; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
+                "# {}: {} {title}\n\n{}\n\nFound by `zoocheck {}`{shrunk}; replay with `zoocheck replay {}`.\n\n```mermaid\n{diagram}```\n\n{}",
                 scenario.name,
                 property.name,
                 scenario.description.trim(),
