@@ -483,7 +483,7 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
             .iter()
             .map(|p| {
                 let path = p.path().filter(|(_, shows)| *shows != Shows::Witness);
-                let violated = path.map(|(trace, _)| trace);
+                let shown = path.map(|(trace, _)| trace);
                 JsonProperty {
                     name: p.name,
                     expected: p.expected.name(),
@@ -492,15 +492,15 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
                     proven: p.proven,
                     as_expected: p.as_expected(),
                     seed: p.seed,
-                    steps: violated.map(|t| t.steps.len()),
-                    shortest: violated.map(|t| t.shortest),
+                    steps: shown.map(|t| t.steps.len()),
+                    shortest: shown.map(|t| t.shortest),
                     shrunk_from: p.shrunk.map(|shrunk| shrunk.from),
                     shrunk_complete: p.shrunk.map(|shrunk| shrunk.complete),
                     through: p.through.map(routed_name),
                     path: path
                         .filter(|(_, shows)| *shows == Shows::Unproven)
                         .map(|_| "unproven"),
-                    trace: violated.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
+                    trace: shown.map(|t| t.steps.iter().map(|s| s.text.clone()).collect()),
                 }
             })
             .collect(),
