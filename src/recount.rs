@@ -36,8 +36,8 @@
 //!
 //! Let `σ` rename every value of each kind in a state `s` by an
 //! order-preserving bijection onto the values of that kind in `s'`, and
-//! suppose `σ(s) = s'` ([`moved_on`] decides it: the two states have the
-//! same canonical form, each value put in its rank's place among its
+//! suppose `σ(s) = s'` (the two states have the same [`canonical`] form,
+//! each value put in its rank's place among its
 //! kind's values in that state, xids as their distance below the next).
 //! Then `σ` maps steps to steps: for every step `s → t` there is a step
 //! `s' → σ̂(t)`, where `σ̂` extends `σ` to the values the step mints. The
@@ -134,23 +134,18 @@ impl Moves {
     /// /lock`). Empty if no counter moves.
     pub fn rounds(&self) -> Vec<(i64, String)> {
         let mut limits = Vec::new();
+        if let (Some(directory), Some(rounds)) = (&self.directory, self.rounds_to_wrap()) {
+            let bits = self.sequence_bits;
+            limits.push((
+                rounds,
+                format!("the {bits}-bit sequence counter of {directory} wraps"),
+            ));
+        }
         let mut limit = |moved: i64, at: i64, max: i64, words: String| {
             if moved > 0 {
                 limits.push(((max - at).max(0) / moved, words));
             }
         };
-        if let (Some(directory), Some(at)) = (&self.directory, self.to.creates) {
-            let bits = self.sequence_bits;
-            let max = (1i64 << (bits - 1)) - 1;
-            // The round mints the numbers from the counter up, one below
-            // its next value: each must be at most `max`.
-            limit(
-                self.creates,
-                at - 1,
-                max,
-                format!("the {bits}-bit sequence counter of {directory} wraps"),
-            );
-        }
         limit(
             self.zxids,
             self.to.zxid,
@@ -181,6 +176,8 @@ impl Moves {
     pub fn rounds_to_wrap(&self) -> Option<i64> {
         let at = self.to.creates?;
         let max = (1i64 << (self.sequence_bits - 1)) - 1;
+        // A round mints the numbers from the counter up, one below its next
+        // value: each must be at most `max`.
         (self.directory.is_some() && self.creates > 0).then(|| (max + 1 - at).max(0) / self.creates)
     }
 
@@ -267,7 +264,8 @@ where
         return Err("an ensemble, or more clients than a renaming moves");
     }
     let order = store.config().child_order;
-    let recording = Arc::new(Recount::recording(directory.cloned(), store.created_at()));
+    let czxids = store.created_at();
+    let recording = Arc::new(Recount::recording(directory.cloned(), czxids.clone()));
     let renaming = Renaming::counting(clients, order, recording.clone());
     renamed(state, &renaming).ok_or("the recipe's state cannot be renamed")?;
     drop(renaming);
@@ -292,7 +290,7 @@ where
             Some(_) => {}
         }
     }
-    let ranking = Recount::recording(directory.cloned(), store.created_at()).ranking(&recorded);
+    let ranking = Recount::ranking(directory.cloned(), czxids, &recorded);
     let renaming = Renaming::counting(clients, order, Arc::new(ranking));
     let mut canonical = renamed(state, &renaming).ok_or("the recipe's state cannot be renamed")?;
     for client in 0..clients {
@@ -332,26 +330,10 @@ where
     Ok(canonical)
 }
 
-/// Whether `to` is `from` with its counters moved on in their order
-/// ([`canonical`]), and by how much: `Err` with why not.
-pub fn moved_on<S, L>(
-    from: &WorldState<S, L>,
-    to: &WorldState<S, L>,
-    directory: Option<&Path>,
-) -> Result<Moves, &'static str>
-where
-    S: crate::recipe::Symmetric + Clone + PartialEq,
-    L: crate::recipe::Symmetric + Clone + PartialEq,
-{
-    if canonical(from, directory)? != canonical(to, directory)? {
-        return Err("the states differ in more than their counters");
-    }
-    Ok(Moves::between(from, to, directory))
-}
-
 impl Moves {
     /// How far each generator moved from `from` to `to`, which the caller
-    /// knows to be `from` with its counters moved on ([`moved_on`]).
+    /// knows to be `from` with its counters moved on (their [`canonical`]
+    /// forms are equal).
     pub fn between<S, L>(
         from: &WorldState<S, L>,
         to: &WorldState<S, L>,

@@ -73,7 +73,11 @@ impl Recount {
     }
 
     /// A pass that puts each value `recorded` holds in its rank's place.
-    pub fn ranking(&self, recorded: &Recorded) -> Recount {
+    pub fn ranking(
+        directory: Option<Path>,
+        czxids: BTreeMap<Zxid, Path>,
+        recorded: &Recorded,
+    ) -> Recount {
         let ranks = (recorded.values.iter())
             .map(|(counter, values)| {
                 let ranks = values.iter().zip(1..).map(|(&value, rank)| (value, rank));
@@ -81,8 +85,8 @@ impl Recount {
             })
             .collect();
         Recount {
-            directory: self.directory.clone(),
-            czxids: self.czxids.clone(),
+            directory,
+            czxids,
             pass: Pass::Rank(ranks),
         }
     }
@@ -157,10 +161,10 @@ mod tests {
         }
         record.count(Counter::Creates(Path::new("/lock")), 0);
         record.count(Counter::Creates(Path::new("/lock")), 9);
-        let rank = record.ranking(&Recorded::default());
+        let rank = Recount::ranking(None, BTreeMap::new(), &Recorded::default());
         assert!(matches!(rank.pass, Pass::Rank(ref ranks) if ranks.is_empty()));
         let recorded = record.recorded();
-        let rank = Recount::recording(None, BTreeMap::new()).ranking(&recorded);
+        let rank = Recount::ranking(None, BTreeMap::new(), &recorded);
         let zxids = [0, 7, 12, 40].map(|zxid| rank.count(Counter::Zxid, zxid));
         assert_eq!(zxids, [0, 1, 2, 3]);
         let lock = |value| rank.count(Counter::Creates(Path::new("/lock")), value);
