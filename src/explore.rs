@@ -438,7 +438,8 @@ impl<R: Recipe> Model for Explored<R> {
     fn format_step(&self, last_state: &Self::State, action: Action) -> Option<String> {
         let world = &self.world;
         let (next, observed) = world.try_step_observed(&last_state.state, &action).ok()?;
-        let step = world.describe(&last_state.state, &action, &next, &observed);
+        let run = std::slice::from_ref(&last_state.state);
+        let step = world.describe(run, &action, &next, &observed);
         Some(format!("{step}\n\n{next:?}"))
     }
 }

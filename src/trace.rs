@@ -63,7 +63,7 @@ impl Trace {
             replays,
             quiescent: world.is_quiescent(last),
             verdict: replays.then(|| verdict(world, property, replayed.run())),
-            last_state: picture(last),
+            last_state: picture(&replayed.states),
             steps: replayed.steps,
             actions: actions.to_vec(),
             shortest: false,
@@ -80,7 +80,7 @@ impl Trace {
         );
         Trace {
             property: PANIC,
-            last_state: picture(replayed.last()),
+            last_state: picture(&replayed.states),
             steps: replayed.steps,
             actions: actions.to_vec(),
             replays,
@@ -182,7 +182,7 @@ pub fn replay<R: Recipe>(world: &World<R>, actions: &[Action]) -> Replayed<R> {
         };
         steps.push(Step {
             action: format!("{action:?}"),
-            text: world.describe(state, action, &next, &observed),
+            text: world.describe(&states, action, &next, &observed),
         });
         states.push(next);
         observations.push(observed);
@@ -269,10 +269,13 @@ fn verdict<R: Recipe>(world: &World<R>, property: &Property<World<R>>, run: Run<
     }
 }
 
-/// The last state of a trace in brief, one line each: the znodes below the
+/// The last state of a run in brief, one line each: the znodes below the
 /// root (with each ephemeral's owner and any data), then each client's phase
-/// and belief, process and connection.
-pub fn picture<S: fmt::Display, L>(state: &WorldState<S, L>) -> String {
+/// and belief, process, connection and watches. The run's earlier states
+/// (all but its last) tell whose an ephemeral of a session no client holds
+/// was; a run of one state tells none.
+pub fn picture<S: fmt::Display, L>(run: &[WorldState<S, L>]) -> String {
+    let state = run.last().expect("a run of at least one state");
     let store = &state.net.store;
     let mut out = String::new();
     let paths: Vec<&crate::store::Path> = store
@@ -293,7 +296,7 @@ pub fn picture<S: fmt::Display, L>(state: &WorldState<S, L>) -> String {
         let mut notes = Vec::new();
         if let Some(stat) = store.stat(path) {
             if stat.ephemeral_owner != 0 {
-                notes.push(owner(state, stat.ephemeral_owner));
+                notes.push(owner(run, stat.ephemeral_owner));
             }
         }
         if let Some(Some(bytes)) = store.data(path) {
@@ -314,6 +317,7 @@ pub fn picture<S: fmt::Display, L>(state: &WorldState<S, L>) -> String {
             ));
         }
         parts.push(connection(state, c));
+        parts.extend(watches(state, c));
         let _ = writeln!(out, "c{c}: {}", parts.join("; "));
     }
     out
@@ -339,12 +343,68 @@ pub fn in_flight<S, L>(state: &WorldState<S, L>) -> String {
     out
 }
 
-/// Whose an ephemeral node is: a client's current session, or a crashed
-/// process's the server has not expired yet.
-fn owner<S, L>(state: &WorldState<S, L>, session: crate::store::SessionId) -> String {
-    match (0..state.processes.len()).find(|&c| state.net.session(c) == session) {
-        Some(c) => format!("ephemeral of c{c}"),
-        None => format!("ephemeral of session {session:#x}, a crashed process's"),
+/// The watches client `c`'s session holds, the key to a client that waits
+/// for ever: on its server while it is connected (`data` on a node, `exists`
+/// on a missing one, `children`), or, while its
+/// connection is gone, those its library keeps to re-send in SetWatches.
+/// `None` for a process that has crashed or a session that is over.
+fn watches<S, L>(state: &WorldState<S, L>, c: usize) -> Option<String> {
+    use crate::client::ConnState;
+    if state.processes[c].status == Status::Crashed {
+        return None;
+    }
+    let client = state.net.client(c);
+    let named = |kind: &str, paths: &mut dyn Iterator<Item = &crate::store::Path>| {
+        paths
+            .map(|path| format!("{kind} {path}"))
+            .collect::<Vec<_>>()
+    };
+    let (held, whose) = match client.state() {
+        ConnState::Connected if !state.net.links[c].broken => {
+            let store = (state.net.ensemble).store(&state.net.store, state.net.server(c));
+            let (data, child) = store.watched_by(client.session());
+            // The server keeps an exists watch on a missing node in its data
+            // table: it waits for the node's creation.
+            let mut held: Vec<String> = (data.into_iter())
+                .map(|path| match store.exists(path) {
+                    true => format!("data {path}"),
+                    false => format!("exists {path}"),
+                })
+                .collect();
+            held.extend(named("children", &mut child.into_iter()));
+            (held, "")
+        }
+        ConnState::Connected | ConnState::Disconnected => {
+            let kept = client.watches();
+            let mut held = named("data", &mut kept.data.iter());
+            held.extend(named("exists", &mut kept.exist.iter()));
+            held.extend(named("children", &mut kept.child.iter()));
+            (held, " (its library's, to re-send on reconnecting)")
+        }
+        ConnState::Expired | ConnState::Closed => return None,
+    };
+    Some(match held.is_empty() {
+        true => "no watches".to_string(),
+        false => format!("watches {}{whose}", held.join(", ")),
+    })
+}
+
+/// Whose an ephemeral node is: a client's current session, or one no client
+/// holds the server has not expired yet (whose it was, where `run` shows it).
+fn owner<S, L>(run: &[WorldState<S, L>], session: crate::store::SessionId) -> String {
+    use crate::world::steps::words::{left_by, Left};
+    let state = run.last().expect("a run of at least one state");
+    if let Some(c) = (0..state.processes.len()).find(|&c| state.net.session(c) == session) {
+        return format!("ephemeral of c{c}");
+    }
+    match left_by(run, session) {
+        Some((c, Left::Crashed)) => {
+            format!("ephemeral of session {session:#x}, c{c}'s crashed process's")
+        }
+        Some((c, Left::GaveUp)) => {
+            format!("ephemeral of session {session:#x}, which c{c}'s library gave up")
+        }
+        None => format!("ephemeral of session {session:#x}, which no client holds"),
     }
 }
 
@@ -397,7 +457,7 @@ use crate::store::words::op;
 /// what is in flight on each link, and the faults spent.
 impl<S: std::fmt::Display, L> std::fmt::Debug for crate::world::WorldState<S, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", picture(self))?;
+        write!(f, "{}", picture(std::slice::from_ref(self)))?;
         let in_flight = in_flight(self);
         if !in_flight.is_empty() {
             write!(f, "in flight:\n{in_flight}")?;

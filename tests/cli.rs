@@ -2683,6 +2683,18 @@ fn witness_prints_a_shortest_run_and_coverage_says_what_was_never_entered() {
     assert!(run
         .stdout
         .contains("\n  phases entered: Idle, Creating, Listing, Held, Releasing\n"));
+    // Its snapshot (which tests/scenarios.rs checks `pin` writes) names the
+    // phases entered instead: a phase that the shared contender gains and
+    // this variant never enters moves no snapshot of it.
+    let snapshot = std::fs::read_to_string("snapshots/lock__guid_sequence_wrap.snap")
+        .expect("the scenario's snapshot");
+    assert!(
+        snapshot.contains(
+            "\nunreached: waiter_woken; phases entered: Idle, Creating, Listing, Held, Releasing\n"
+        ),
+        "{snapshot}"
+    );
+    assert!(!snapshot.contains("no client entered"), "{snapshot}");
     assert!(run.stdout.contains("\n  faults: none budgeted\n"));
     // The shortest witness: one client creates, lists and holds.
     assert!(
@@ -2776,7 +2788,8 @@ fn explorer_shows_states_and_steps_as_traces_read() {
     let _ = child.wait();
     // The state pane: the tree and each client, no Rust.
     assert_eq!(
-        state, "/lock\nc0: Idle; running, connected\nc1: Idle; running, connected\n",
+        state,
+        "/lock\nc0: Idle; running, connected; no watches\nc1: Idle; running, connected; no watches\n",
         "{state}"
     );
     let steps: serde_json::Value = serde_json::from_str(&steps.expect("the next steps")).unwrap();

@@ -234,8 +234,8 @@ fn a_recipe_outside_the_crate_keeps_its_own_facts_and_words() {
             "c1 application: write; sends create /receipts/c1 (persistent); now Writing",
             "FAULT: the server applies c1's create /receipts/c1 (persistent) and the reply is \
              lost with the connection; c1's receipt is stored",
-            "c1 reads the connection is gone: CONNECTIONLOSS for each request, then \
-             Disconnected; now Done",
+            "c1 reads the connection is gone: CONNECTIONLOSS for create /receipts/c1 \
+             (persistent), then Disconnected; now Done",
             "c1 reconnects (SetWatches, SyncConnected)",
         ]
     );

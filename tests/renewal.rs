@@ -196,3 +196,67 @@ fn every_recipe_is_checked_under_renewal() {
         assert!(renewing > 0, "no scenario checks {name} under renewal");
     }
 }
+
+/// A trace names a session no client holds for whose it was: the ephemeral
+/// of a session c0's library gave up, in the last state before the server
+/// times it out, and the step that does; and each step says what ended a
+/// call and what a client was yet to read.
+#[test]
+fn a_trace_names_the_session_a_library_gave_up_and_what_each_loss_ended() {
+    let world = World {
+        renews: true,
+        ..World::new(
+            Owners {
+                dir: Path::new("/owners"),
+            },
+            vec![vec![Create, Create]],
+            Vec::new,
+        )
+        .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1))
+    };
+    let given_up = [
+        Action::Invoke(0),
+        Action::Serve(0),
+        Action::Deliver(0),
+        Action::Invoke(0),
+        Action::Fault(Fault::new(Kind::Disconnect, 0)),
+        Action::Deliver(0),
+        Action::Fault(Fault::new(Kind::Abandon, 0)),
+        Action::Renew(0),
+    ];
+    let replayed = zoocheck::trace::replay(&world, &given_up);
+    assert!(replayed.stop.is_none());
+    // Each step without the recipe's state it ends with (`; now Seen {..}`).
+    let steps: Vec<&str> = (replayed.steps.iter())
+        .map(|step| step.text.split("; now ").next().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        steps[4..7],
+        [
+            "FAULT: c0's connection drops (the server received 0 of its requests in flight)",
+            "c0 reads the connection is gone: CONNECTIONLOSS for create /owners/c0-1 \
+             (ephemeral), then Disconnected",
+            "FAULT: c0's client library gives up its session (the server still has it); \
+             c0 hears Expired",
+        ]
+    );
+    let last = zoocheck::trace::picture(&replayed.states);
+    assert!(
+        last.contains("c0-0 (ephemeral of session 0x1, which c0's library gave up)"),
+        "{last}"
+    );
+    // Without the path, whose it was is not known, and not guessed.
+    let alone = zoocheck::trace::picture(std::slice::from_ref(replayed.last()));
+    assert!(
+        alone.contains("c0-0 (ephemeral of session 0x1, which no client holds)"),
+        "{alone}"
+    );
+    let first = replayed.states[0].net.session(0);
+    let mut timed_out = given_up.to_vec();
+    timed_out.push(Action::SessionTimeout(first));
+    let replayed = zoocheck::trace::replay(&world, &timed_out);
+    assert_eq!(
+        replayed.steps.last().map(|step| step.text.as_str()),
+        Some("server expires the session 0x1 that c0's library gave up; deleted /owners/c0-0")
+    );
+}

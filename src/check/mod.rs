@@ -876,10 +876,23 @@ impl Outcome {
     }
 }
 
+/// Which phases [`unreached_why`] names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PhasesNamed {
+    /// Those no client entered: what a person reading why a `sometimes` went
+    /// unreached looks for first (the command line).
+    NotEntered,
+    /// Those some client entered: what a snapshot pins, since a phase that
+    /// a shared recipe core gains and this variant never enters must move no
+    /// other recipe's or variant's snapshot.
+    Entered,
+}
+
 /// Why a `sometimes` property may have gone unreached, when one did: the
-/// recipe phases no client entered and the budgeted faults never injected
-/// (in the part searched, if the search stopped at a limit).
-pub fn unreached_why(outcome: &Outcome) -> Option<String> {
+/// recipe phases no client entered (or those some did) and the budgeted
+/// faults never injected (in the part searched, if the search stopped at a
+/// limit).
+pub fn unreached_why(outcome: &Outcome, named: PhasesNamed) -> Option<String> {
     let unreached: Vec<&str> = outcome
         .properties
         .iter()
@@ -895,10 +908,14 @@ pub fn unreached_why(outcome: &Outcome) -> Option<String> {
     } else {
         ""
     };
+    let (phases, entered) = match named {
+        PhasesNamed::NotEntered => ("phases no client entered", false),
+        PhasesNamed::Entered => ("phases entered", true),
+    };
     let mut out = format!(
-        "unreached: {}; phases no client entered{searched}: {}",
+        "unreached: {}; {phases}{searched}: {}",
         unreached.join(", "),
-        names_or_none(&coverage.phases_entered(false))
+        names_or_none(&coverage.phases_entered(entered))
     );
     if !coverage.faults.is_empty() {
         let _ = write!(

@@ -883,7 +883,8 @@ fn has_notes(outcome: &Outcome, mode: Mode) -> bool {
                 || outcome.stopped.is_some()
                 || !witness.is_empty()
                 || coverage
-                || zoocheck::check::unreached_why(outcome).is_some()
+                || zoocheck::check::unreached_why(outcome, zoocheck::check::PhasesNamed::NotEntered)
+                    .is_some()
                 || zoocheck::check::termination::note(outcome).is_some()
         }
         Mode::Simulate { options, .. } => {
@@ -899,7 +900,9 @@ fn has_notes(outcome: &Outcome, mode: Mode) -> bool {
 /// Under a check's rows: why a `sometimes` went unreached (the phases no
 /// client entered), and with `--coverage` everything the search covered.
 fn print_coverage(outcome: &Outcome, all: bool) {
-    if let Some(why) = zoocheck::check::unreached_why(outcome) {
+    if let Some(why) =
+        zoocheck::check::unreached_why(outcome, zoocheck::check::PhasesNamed::NotEntered)
+    {
         outln!("  {why}");
     }
     let Some(coverage) = outcome.coverage.as_ref().filter(|_| all) else {

@@ -478,7 +478,7 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
             property.shown()
         );
     }
-    if let Some(why) = crate::check::unreached_why(outcome) {
+    if let Some(why) = crate::check::unreached_why(outcome, crate::check::PhasesNamed::Entered) {
         let _ = writeln!(out, "{why}");
     }
     if let Some(note) = crate::check::termination::note(outcome) {

@@ -424,6 +424,22 @@ impl Store {
             .any(|(_, owner)| *owner == session)
     }
 
+    /// The paths `session` watches, in the data table (getData, exists on a
+    /// node that existed) and in the child table (getChildren), in path
+    /// order.
+    pub fn watched_by(&self, session: SessionId) -> (Vec<&Path>, Vec<&Path>) {
+        fn of(table: &BTreeSet<(Path, SessionId)>, session: SessionId) -> Vec<&Path> {
+            (table.iter())
+                .filter(|(_, owner)| *owner == session)
+                .map(|(path, _)| path)
+                .collect()
+        }
+        (
+            of(&self.data_watches, session),
+            of(&self.child_watches, session),
+        )
+    }
+
     /// Whether `session` has a watch on `path` in the data table (getData, exists)
     /// or, with `child`, in the child table.
     pub fn has_watch(&self, session: SessionId, path: &Path, child: bool) -> bool {

@@ -1,8 +1,9 @@
 //! `Deliver(c)`: client `c`'s library takes the next message off its link
 //! (or notices that its connection is gone) and the recipe reacts.
 
-use super::words::{message, reaction};
+use super::words::{ended, failed, message, reaction};
 use super::{Ample, ClientStep, Drawn, StepKind};
+use crate::client::ConnState;
 use crate::recipe::{ClientId, Observation, Recipe};
 use crate::world::{Status, World, WorldState};
 
@@ -42,7 +43,16 @@ impl StepKind for Deliver {
         let what = match before.net.links[c].down.front() {
             Some(m) => message(m),
             None => {
-                "the connection is gone: CONNECTIONLOSS for each request, then Disconnected".into()
+                // Disconnected is told once: a failed reconnect attempt ends
+                // what was queued, and tells nothing more.
+                let then = (before.net.client(c).state() == ConnState::Connected)
+                    .then_some("Disconnected");
+                let failed = failed("CONNECTIONLOSS", &ended(before, after, c));
+                let told: Vec<String> = failed.into_iter().chain(then.map(String::from)).collect();
+                match told.is_empty() {
+                    true => "the connection is gone".to_string(),
+                    false => format!("the connection is gone: {}", told.join(", then ")),
+                }
             }
         };
         format!(

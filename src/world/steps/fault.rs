@@ -4,7 +4,7 @@
 
 use std::ops::ControlFlow;
 
-use super::words::{fired, reaction};
+use super::words::{expired, fired, lost, reaction};
 use super::{Ample, Drawn, OtherStep, StepKind};
 use crate::recipe::{ClientId, Observation, Recipe};
 use crate::world::faults::{self, Charge, Fate, Fault};
@@ -53,17 +53,19 @@ impl StepKind for Strike {
         };
         // A library that gives up its session tells the recipe at once.
         let heard = if fault.kind.declaration().fate == Fate::LosesSession {
+            let c = fault.client;
             format!(
-                "; c{} hears Expired{}",
-                fault.client,
-                reaction::<R>(before, after, fault.client, observed)
+                "; c{c} hears {}{}",
+                expired(before, after, c),
+                reaction::<R>(before, after, c, observed)
             )
         } else {
             String::new()
         };
         format!(
-            "FAULT: {}{aimed}{heard}{}",
+            "FAULT: {}{aimed}{}{heard}{}",
             fault.words_in(before),
+            lost(before, after, fault.client),
             fired(before, after)
         )
     }

@@ -75,6 +75,23 @@ pub trait StepKind {
         after: &WorldState<R::State, R::Log>,
         observed: &[(ClientId, Observation<R::Fact>)],
     ) -> String;
+
+    /// [`StepKind::words`], told with the whole path so far: `run` holds
+    /// the states from the first to the one the step is taken from. A step
+    /// whose words need what happened earlier (whose a session was) says it
+    /// here; the rest need only the state before.
+    fn words_in_run<R: Recipe>(
+        world: &World<R>,
+        run: &[WorldState<R::State, R::Log>],
+        of: Self::Of,
+        after: &WorldState<R::State, R::Log>,
+        observed: &[(ClientId, Observation<R::Fact>)],
+    ) -> String {
+        let before = run
+            .last()
+            .expect("a run holds the state a step is taken from");
+        Self::words(world, before, of, after, observed)
+    }
 }
 
 /// A step of one client, listed with that client's others: the client it
@@ -247,17 +264,19 @@ macro_rules! steps {
                 }
             }
 
-            /// One step in a trace's words ([`StepKind::words`]).
+            /// One step in a trace's words ([`StepKind::words_in_run`]):
+            /// `run` holds the path's states up to the one `action` is taken
+            /// from (that state alone where nothing earlier is known).
             pub fn describe(
                 &self,
-                before: &WorldState<R::State, R::Log>,
+                run: &[WorldState<R::State, R::Log>],
                 action: &Action,
                 after: &WorldState<R::State, R::Log>,
                 observed: &[(ClientId, Observation<R::Fact>)],
             ) -> String {
                 match *action {
-                    $(Action::$client(of) => <$client_kind>::words(self, before, of, after, observed),)+
-                    $(Action::$other(of) => <$other_kind>::words(self, before, of, after, observed),)+
+                    $(Action::$client(of) => <$client_kind>::words_in_run(self, run, of, after, observed),)+
+                    $(Action::$other(of) => <$other_kind>::words_in_run(self, run, of, after, observed),)+
                 }
             }
         }

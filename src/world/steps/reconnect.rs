@@ -1,7 +1,7 @@
 //! `Reconnect(c)`: a disconnected client reaches a server again, and learns
 //! whether its session lives.
 
-use super::words::reaction;
+use super::words::{caught_up, expired, reaction};
 use super::{Ample, ClientStep, Drawn, StepKind};
 use crate::client::ConnState;
 use crate::recipe::{ClientId, Observation, Recipe};
@@ -40,9 +40,15 @@ impl StepKind for Reconnect {
         observed: &[(ClientId, Observation<R::Fact>)],
     ) -> String {
         let how = if after.net.client(c).state() == ConnState::Expired {
-            "learns its session EXPIRED"
+            format!("learns its session EXPIRED: {}", expired(before, after, c))
         } else {
-            "reconnects (SetWatches, SyncConnected)"
+            match caught_up(before, c).as_slice() {
+                [] => "reconnects (SetWatches, SyncConnected)".to_string(),
+                events => format!(
+                    "reconnects (SetWatches, SyncConnected, then {}: missed while it was away)",
+                    events.join(", ")
+                ),
+            }
         };
         format!("c{c} {how}{}", reaction::<R>(before, after, c, observed))
     }

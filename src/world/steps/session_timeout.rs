@@ -1,14 +1,15 @@
 //! `SessionTimeout(s)`: the server expires session `s`, which no running
 //! client holds: a crashed process's, or one its client library gave up.
+//! A trace names whose it was where the path shows it ([`left_by`]).
 //! Nothing keeps it alive, so this always happens eventually.
 
 use std::ops::ControlFlow;
 
-use super::words::fired;
+use super::words::{fired, left_by, Left};
 use super::{Ample, Drawn, OtherStep, StepKind};
 use crate::recipe::{ClientId, Observation, Recipe};
 use crate::store::SessionId;
-use crate::world::{Status, World, WorldState};
+use crate::world::{World, WorldState};
 
 pub struct SessionTimeout;
 
@@ -41,15 +42,31 @@ impl StepKind for SessionTimeout {
         before: &WorldState<R::State, R::Log>,
         session: SessionId,
         after: &WorldState<R::State, R::Log>,
+        observed: &[(ClientId, Observation<R::Fact>)],
+    ) -> String {
+        Self::words_in_run(
+            world,
+            std::slice::from_ref(before),
+            session,
+            after,
+            observed,
+        )
+    }
+
+    fn words_in_run<R: Recipe>(
+        _: &World<R>,
+        run: &[WorldState<R::State, R::Log>],
+        session: SessionId,
+        after: &WorldState<R::State, R::Log>,
         _: &[(ClientId, Observation<R::Fact>)],
     ) -> String {
-        let crashed = (0..world.clients()).any(|c| {
-            before.processes[c].status == Status::Crashed && before.net.session(c) == session
-        });
-        let whose = if crashed {
-            "of a crashed process"
-        } else {
-            "that no client holds any more"
+        let before = run
+            .last()
+            .expect("a run holds the state a step is taken from");
+        let whose = match left_by(run, session) {
+            Some((c, Left::Crashed)) => format!("of c{c}'s crashed process"),
+            Some((c, Left::GaveUp)) => format!("that c{c}'s library gave up"),
+            None => "that no client holds any more".to_string(),
         };
         format!(
             "server expires the session {session:#x} {whose}{}",
