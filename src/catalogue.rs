@@ -195,6 +195,9 @@ pub trait AnyWorld: Send + Sync {
     fn shrink(&self, property: &str, actions: &[Action], steps_max: u64) -> Option<Shrunk>;
     /// The sequence diagram of `actions` ([`Diagram::build`]).
     fn diagram(&self, actions: &[Action]) -> Diagram;
+    /// The state in words ([`crate::trace::in_full`]) before the first of
+    /// `actions` and after each one replayed, as far as the replay got.
+    fn pictures(&self, actions: &[Action]) -> Vec<String>;
     /// Serves stateright's explorer at `address` until the process stops.
     fn explore(&self, address: &str);
 }
@@ -610,6 +613,13 @@ impl<R: Recipe> AnyWorld for World<R> {
 
     fn diagram(&self, actions: &[Action]) -> Diagram {
         Diagram::build(self, actions)
+    }
+
+    fn pictures(&self, actions: &[Action]) -> Vec<String> {
+        let replayed = crate::trace::replay(self, actions);
+        (1..=replayed.states.len())
+            .map(|taken| crate::trace::in_full(&replayed.states[..taken]))
+            .collect()
     }
 
     /// The explorer browses the world as the check searches it (its

@@ -1,8 +1,12 @@
 //! The HTML report of a check: one page that opens offline.
 //!
-//! `zoocheck check ... --report DIR` writes `DIR/index.html`: the verdict
-//! table (the columns of the table `check` prints), then each counterexample
-//! with its numbered steps and its sequence diagram drawn inline as SVG
+//! `zoocheck check ... --report DIR` writes `DIR/index.html`: the version,
+//! date and command it is of; the verdict table (the columns of the table
+//! `check` prints, with each property's kind and meaning, verdicts coloured)
+//! and a legend of its columns; then each counterexample, witness asked for
+//! and unproven path, with its description, its numbered steps, under each
+//! step what it changed in the state (a line diff of [`crate::trace::in_full`]),
+//! the last state, and its sequence diagram drawn inline as SVG
 //! ([`crate::diagram::Diagram::svg`]). The page loads nothing (no script, no
 //! font, no style sheet from elsewhere), and every text in it is escaped.
 //!
@@ -15,8 +19,9 @@ use std::fmt::Write as _;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-use crate::check::{Judgement, Limit, Outcome, Shows};
+use crate::check::{Judgement, Limit, Outcome, Routed, Shows};
 use crate::diagram::escape;
+use crate::properties::termination::DECLARED as TERMINATES;
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 
@@ -94,9 +99,27 @@ impl Destination {
     }
 }
 
+/// The run a report is of, as its head says it: the command line gives
+/// these, the page computes none (it reads no clock).
+pub struct Invocation {
+    /// zoocheck's version (`0.1.0`).
+    pub version: &'static str,
+    /// When the command ran, in words (`2026-12-02 22:10 UTC`).
+    pub date: String,
+    /// The command as it was typed (`zoocheck check scenarios/lock --report out`).
+    pub command: String,
+    /// The properties whose witness `--witness` asked for: a reached
+    /// `sometimes` among them is shown with its path, as a counterexample is.
+    pub witnesses: Vec<String>,
+    /// The faults `--through` asked the paths shown to strike, in words
+    /// (`lose_reply@c1 and pause`); empty if it asked for none.
+    pub through: String,
+}
+
 /// The report as one HTML page: `summary` is the line the command printed
-/// under its table, `refused` the files it refused (each error in words).
-pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
+/// under its table, `refused` the files it refused (each error in words),
+/// `run` the command it is of.
+pub fn html(checked: &[Checked], summary: &str, refused: &[String], run: &Invocation) -> String {
     let mut out = String::new();
     out.push_str("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
     out.push_str(GENERATOR);
@@ -104,34 +127,58 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
     let _ = writeln!(out, "<title>zoocheck: {}</title>", escape(summary));
     out.push_str(STYLE);
     out.push_str("</head>\n<body>\n<h1>zoocheck check</h1>\n");
+    let _ = writeln!(
+        out,
+        "<p class=\"run\">zoocheck {}, {}: <code>{}</code></p>",
+        escape(run.version),
+        escape(&run.date),
+        escape(&run.command)
+    );
 
     // The traces shown below, in the table's order, so that the table links
     // to them.
     let mut shown: Vec<Shown> = Vec::new();
     let _ = writeln!(out, "<p class=\"summary\">{}</p>", escape(summary));
-    out.push_str("<table class=\"verdicts\">\n<thead><tr><th>scenario</th><th>property</th><th>expected</th><th>actual</th><th class=\"number\">unique states</th><th class=\"number\">deepest</th><th class=\"number\">steps</th><th class=\"number\">seconds</th></tr></thead>\n<tbody>\n");
+    out.push_str("<table class=\"verdicts\">\n<thead><tr><th>scenario</th><th>property</th><th>kind</th><th>expected</th><th>actual</th><th class=\"number\">unique states</th><th class=\"number\">deepest</th><th class=\"number\">steps</th><th class=\"number\">seconds</th><th>meaning</th></tr></thead>\n<tbody>\n");
     let mut notes = Vec::new();
     for entry in checked {
         let outcome = entry.outcome;
+        let declared = entry.scenario.recipe().properties();
         for property in &outcome.properties {
+            let promise = (declared.iter().chain([&TERMINATES]))
+                .find(|declared| declared.name == property.name);
+            let kind = match promise {
+                Some(promise) if promise.name == TERMINATES.name => "liveness",
+                Some(promise) if promise.always => "always",
+                Some(_) => "sometimes",
+                None => "",
+            };
+            let meaning = promise.map(|promise| promise.meaning).unwrap_or_default();
             let (class, mark) = match property.judgement() {
                 Judgement::Met => ("met", ""),
                 Judgement::NotMet => ("not-met", " NOT AS EXPECTED"),
                 Judgement::Unproven if property.as_expected() => ("unproven", ""),
                 Judgement::Unproven => ("unproven", " none found in the part searched"),
             };
+            let asked = |name: &str| run.witnesses.iter().any(|asked| asked == name);
             let steps = match property.path() {
-                Some((trace, shows @ (Shows::Counterexample | Shows::Unproven))) => {
-                    let kind = if shows == Shows::Unproven {
-                        Kind::Unproven(property.name, property.shown())
-                    } else {
-                        Kind::Counterexample(property.name)
+                Some((_, Shows::Witness)) if !asked(property.name) => "-".to_string(),
+                Some((trace, shows)) => {
+                    let kind = match shows {
+                        Shows::Counterexample => Kind::Counterexample(property.name),
+                        Shows::Witness => Kind::Witness(property.name),
+                        Shows::Unproven => Kind::Unproven(property.name, property.shown()),
                     };
-                    let index = push(&mut shown, entry, kind, trace);
-                    let star = if trace.shortest || shows == Shows::Unproven {
-                        ""
-                    } else {
-                        "*"
+                    let index = push(
+                        &mut shown,
+                        entry,
+                        kind,
+                        trace,
+                        (property.through, &run.through),
+                    );
+                    let star = match shows {
+                        Shows::Counterexample if !trace.shortest => "*",
+                        _ => "",
                     };
                     format!(
                         "<a href=\"#{}\">{}{star}</a>",
@@ -139,18 +186,19 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                         trace.steps.len()
                     )
                 }
-                _ => "-".to_string(),
+                None => "-".to_string(),
             };
             let _ = writeln!(
                 out,
-                "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}<span class=\"mark\">{mark}</span></td><td class=\"number\">{}</td><td class=\"number\">{}</td><td class=\"number\">{steps}</td><td class=\"number\">{:.2}</td></tr>",
+                "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{kind}</td><td>{}</td><td>{}<span class=\"mark\">{mark}</span></td><td class=\"number\">{}</td><td class=\"number\">{}</td><td class=\"number\">{steps}</td><td class=\"number\">{:.2}</td><td class=\"meaning\">{}</td></tr>",
                 escape(&entry.scenario.name),
                 escape(property.name),
-                property.expected.shown(),
-                escape(&property.shown()),
+                badge(property.expected.verdict, &property.expected.shown()),
+                badge(property.actual, &property.shown()),
                 outcome.unique_states,
                 outcome.max_depth,
-                outcome.elapsed.as_secs_f64()
+                outcome.elapsed.as_secs_f64(),
+                escape(meaning)
             );
         }
         if let Some(note) = crate::check::termination::note(outcome) {
@@ -182,7 +230,7 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
                 escape(&panic.message)
             );
             if let Some(trace) = &panic.trace {
-                let index = push(&mut shown, entry, Kind::Panic, trace);
+                let index = push(&mut shown, entry, Kind::Panic, trace, (None, ""));
                 let _ = write!(
                     note,
                     " (<a href=\"#{}\">after {} steps</a>)",
@@ -194,6 +242,7 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
         }
     }
     out.push_str("</tbody>\n</table>\n");
+    out.push_str(LEGEND);
     let unshortened = shown
         .iter()
         .any(|shown| matches!(shown.kind, Kind::Counterexample(_)) && !shown.trace.shortest);
@@ -212,8 +261,8 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
     }
 
     if !shown.is_empty() {
-        out.push_str("<h2>Counterexamples</h2>\n");
-        out.push_str("<p class=\"legend\">In each diagram the clients and the store are lifelines; solid arrows are requests, dashed arrows replies, dotted blue arrows watch events, shaded boxes faults. Every arrow and note begins with the number of its step in the list above it.</p>\n");
+        out.push_str("<h2>Counterexamples and witnesses</h2>\n");
+        out.push_str("<p class=\"legend\">Under each step, what it changed in the state: <del>lines it took away</del> and <ins>lines it brought</ins>, in the words of the last state below, with what is in flight on each link and the faults spent. In each diagram the clients and the store are lifelines; solid arrows are requests, dashed arrows replies, dotted blue arrows watch events, shaded boxes faults. Every arrow and note begins with the number of its step in the list above it.</p>\n");
     }
     for item in &shown {
         section(&mut out, item);
@@ -222,8 +271,29 @@ pub fn html(checked: &[Checked], summary: &str, refused: &[String]) -> String {
     out
 }
 
+/// A verdict as the table shows it, coloured by what it is.
+fn badge(verdict: crate::check::Verdict, shown: &str) -> String {
+    format!(
+        "<span class=\"verdict v-{}\">{}</span>",
+        verdict.name(),
+        escape(shown)
+    )
+}
+
+/// What each column and colour of the table means.
+const LEGEND: &str = "<dl class=\"columns\">\n\
+<dt>kind</dt><dd><em>always</em>: true in every state reached (a counterexample breaks it); <em>sometimes</em>: true in some state reached (a witness shows one); <em>liveness</em>: every fair run ends, judged on whole runs.</dd>\n\
+<dt>expected</dt><dd>what the scenario's <code>[expect]</code> asks, or the recipe's default where it asks nothing (marked <em>(default)</em>).</dd>\n\
+<dt>actual</dt><dd>the verdict: <span class=\"verdict v-holds\">holds</span> and <span class=\"verdict v-reached\">reached</span>, <span class=\"verdict v-violated\">violated</span>, <span class=\"verdict v-unreached\">unreached</span>; a <em>?</em> marks one the search did not prove (it stopped at a limit, or a loop is likely but unproven). A row in red is not as expected, one in yellow unproven.</dd>\n\
+<dt>unique states, deepest</dt><dd>the distinct states the search saw (after its reductions) and its deepest path, in steps.</dd>\n\
+<dt>steps</dt><dd>the length of the path shown below, a link to it; <em>*</em> where it is not known to be the shortest.</dd>\n\
+<dt>seconds</dt><dd>the whole check of the scenario, counterexample searches included.</dd>\n\
+</dl>\n";
+
 enum Kind {
     Counterexample(&'static str),
+    /// A reached `sometimes`, shown because `--witness` asked for it.
+    Witness(&'static str),
     /// The path an unproven verdict rests on: the property and its verdict
     /// as shown (`holds?`).
     Unproven(&'static str, String),
@@ -237,6 +307,10 @@ struct Shown<'a> {
     found_by: &'a str,
     kind: Kind,
     trace: &'a Trace,
+    /// How it stands to the faults `--through` asked for, if it did.
+    through: Option<Routed>,
+    /// Those faults, in words.
+    through_words: &'a str,
 }
 
 /// Adds a trace to show and answers its index.
@@ -245,6 +319,7 @@ fn push<'a>(
     entry: &Checked<'a>,
     kind: Kind,
     trace: &'a Trace,
+    (through, through_words): (Option<Routed>, &'a str),
 ) -> usize {
     shown.push(Shown {
         id: format!("trace-{}", shown.len() + 1),
@@ -252,6 +327,8 @@ fn push<'a>(
         found_by: entry.found_by,
         kind,
         trace,
+        through,
+        through_words,
     });
     shown.len() - 1
 }
@@ -272,6 +349,14 @@ fn section(out: &mut String, shown: &Shown) {
                 escape(property)
             );
         }
+        Kind::Witness(property) => {
+            let plural = if steps == 1 { "" } else { "s" };
+            let _ = writeln!(
+                out,
+                "<h3>{scenario}: a witness that {} is reached, in {steps} step{plural}</h3>",
+                escape(property)
+            );
+        }
         Kind::Unproven(property, verdict) => {
             let _ = writeln!(
                 out,
@@ -288,24 +373,57 @@ fn section(out: &mut String, shown: &Shown) {
     if !trace.shortest && matches!(shown.kind, Kind::Counterexample(_)) {
         remarks.push("not known to be the shortest");
     }
+    let faults = &shown.through_words;
+    let routed = match shown.through {
+        Some(Routed::Through) => format!("through {faults}: the shortest path that strikes what it names before its discovery"),
+        Some(Routed::Around { searched_all: true }) => {
+            format!("no path goes through {faults} first: this is the shortest of all")
+        }
+        Some(Routed::Around {
+            searched_all: false,
+        }) => format!(
+            "none through {faults} was found before the search for one stopped at a limit: this is the shortest of all"
+        ),
+        None => String::new(),
+    };
+    if !routed.is_empty() {
+        remarks.push(&routed);
+    }
     if !trace.replays {
         remarks.push("DOES NOT REPLAY");
     }
     if !remarks.is_empty() {
         let _ = writeln!(out, "<p class=\"remark\">{}</p>", remarks.join("; "));
     }
-    let description = shown.scenario.description.trim();
-    if !description.is_empty() {
-        let _ = writeln!(out, "<p class=\"description\">{}</p>", escape(description));
+    for paragraph in reflowed(&shown.scenario.description) {
+        let _ = writeln!(out, "<p class=\"description\">{}</p>", escape(&paragraph));
     }
     let _ = writeln!(
         out,
         "<p class=\"found\">Found by <code>zoocheck {}</code>.</p>",
         escape(shown.found_by)
     );
+    let world = shown.scenario.world();
+    let pictures = world.pictures(&trace.actions);
     out.push_str("<ol class=\"steps\">\n");
-    for step in &trace.steps {
-        let _ = writeln!(out, "<li>{}</li>", escape(&step.text));
+    for (index, step) in trace.steps.iter().enumerate() {
+        let _ = write!(
+            out,
+            "<li><span class=\"step\">{}</span>",
+            escape(&step.text)
+        );
+        if let [before, after] = pictures.get(index..index + 2).unwrap_or_default() {
+            let changes = changed_lines(before, after);
+            if !changes.is_empty() {
+                out.push_str("<div class=\"change\">");
+                for (added, line) in changes {
+                    let tag = if added { "ins" } else { "del" };
+                    let _ = write!(out, "<{tag}>{}</{tag}>", escape(line));
+                }
+                out.push_str("</div>");
+            }
+        }
+        out.push_str("</li>\n");
     }
     out.push_str("</ol>\n");
     if let Some(verdict) = &trace.verdict {
@@ -321,10 +439,62 @@ fn section(out: &mut String, shown: &Shown) {
         "<p class=\"end\">{heading}</p>\n<pre class=\"last-state\">{}</pre>",
         escape(&trace.last_state)
     );
-    let diagram = shown.scenario.world().diagram(&trace.actions);
+    let diagram = world.diagram(&trace.actions);
     out.push_str("<div class=\"diagram\">\n");
     out.push_str(&diagram.svg());
     out.push_str("</div>\n</section>\n");
+}
+
+/// A scenario's description as paragraphs: its lines joined, a blank line
+/// between paragraphs (a TOML string wraps where its author's editor did).
+fn reflowed(description: &str) -> Vec<String> {
+    let mut paragraphs = vec![String::new()];
+    for line in description.lines().map(str::trim) {
+        let last = paragraphs.last_mut().expect("one paragraph at least");
+        match (line.is_empty(), last.is_empty()) {
+            (true, false) => paragraphs.push(String::new()),
+            (true, true) => {}
+            (false, true) => last.push_str(line),
+            (false, false) => {
+                last.push(' ');
+                last.push_str(line);
+            }
+        }
+    }
+    paragraphs.retain(|paragraph| !paragraph.is_empty());
+    paragraphs
+}
+
+/// The lines of `before` that `after` lost (`false`) and those it gained
+/// (`true`), in their order, from a longest common subsequence of
+/// the two: a state's picture gains, loses or rewrites a few lines a step.
+fn changed_lines<'a>(before: &'a str, after: &'a str) -> Vec<(bool, &'a str)> {
+    let (old, new): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    // common[i][j]: the longest common subsequence of old[i..] and new[j..].
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut changes) = (0, 0, Vec::new());
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            (i, j) = (i + 1, j + 1);
+        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
+            // A line lost before one gained: a rewritten line reads old, then new.
+            changes.push((false, old[i]));
+            i += 1;
+        } else {
+            changes.push((true, new[j]));
+            j += 1;
+        }
+    }
+    changes
 }
 
 const STYLE: &str = r#"<style>
@@ -349,5 +519,24 @@ ol.steps li { margin: 0.15em 0; }
 .end { font-family: monospace; font-size: 0.85em; color: #6b4e00; }
 .diagram { overflow-x: auto; border: 1px solid #d3d9df; padding: 0.5em; background: #ffffff; }
 .legend { color: #52606d; max-width: 60em; }
+.run { color: #52606d; }
+.run code { color: #1f2933; }
+td.meaning { max-width: 30em; font-size: 0.95em; color: #3e4c59; }
+.verdict { padding: 0.05em 0.4em; border-radius: 0.3em; white-space: nowrap; }
+.v-holds, .v-reached { background: #d6f5dd; color: #14532d; }
+.v-violated { background: #fdd8d8; color: #8a1c1c; }
+.v-unreached { background: #e4e7eb; color: #3e4c59; }
+dl.columns { display: grid; grid-template-columns: max-content 1fr; gap: 0.2em 1em; max-width: 70em; font-size: 0.9em; color: #3e4c59; }
+dl.columns dt { font-weight: bold; }
+dl.columns dd { margin: 0; }
+div.change { margin: 0.1em 0 0.35em 0; }
+div.change ins, div.change del { display: block; white-space: pre-wrap; text-decoration: none; padding: 0 0.4em; }
+.legend ins, .legend del { text-decoration: none; padding: 0 0.2em; }
+.legend ins { background: #e6f6ea; color: #14532d; }
+.legend del { background: #fbe9e9; color: #8a1c1c; }
+div.change ins { background: #e6f6ea; color: #14532d; }
+div.change ins::before { content: "+ "; }
+div.change del { background: #fbe9e9; color: #8a1c1c; }
+div.change del::before { content: "- "; }
 </style>
 "#;

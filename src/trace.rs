@@ -453,26 +453,33 @@ fn connection<S, L>(state: &WorldState<S, L>, c: usize) -> String {
 use crate::store::words::op;
 
 /// A state as a person reads it (the explorer's state pane, a test's
-/// failure): the znode tree, each client's phase, belief and connection,
-/// what is in flight on each link, and the faults spent.
+/// failure, a report's change under each step): the znode tree, each
+/// client's phase, belief, connection and watches, what is in flight on
+/// each link, and the faults spent. `run`'s earlier states name sessions no
+/// client holds, as in [`picture`].
+pub fn in_full<S: fmt::Display, L>(run: &[WorldState<S, L>]) -> String {
+    let state = run.last().expect("a run of at least one state");
+    let mut out = picture(run);
+    let in_flight = in_flight(state);
+    if !in_flight.is_empty() {
+        let _ = write!(out, "in flight:\n{in_flight}");
+    }
+    let any = crate::world::faults::Kind::ALL
+        .into_iter()
+        .filter(|kind| state.spent.any[*kind as usize] > 0)
+        .map(|kind| format!("{} {}", kind.name(), state.spent.any[kind as usize]));
+    let aimed = (state.spent.aimed.iter().enumerate())
+        .filter(|(_, spent)| **spent > 0)
+        .map(|(index, spent)| format!("aimed fault {} {spent}", index + 1));
+    let spent: Vec<String> = any.chain(aimed).collect();
+    if !spent.is_empty() {
+        let _ = writeln!(out, "faults spent: {}", spent.join(", "));
+    }
+    out
+}
+
 impl<S: std::fmt::Display, L> std::fmt::Debug for crate::world::WorldState<S, L> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}", picture(std::slice::from_ref(self)))?;
-        let in_flight = in_flight(self);
-        if !in_flight.is_empty() {
-            write!(f, "in flight:\n{in_flight}")?;
-        }
-        let any = crate::world::faults::Kind::ALL
-            .into_iter()
-            .filter(|kind| self.spent.any[*kind as usize] > 0)
-            .map(|kind| format!("{} {}", kind.name(), self.spent.any[kind as usize]));
-        let aimed = (self.spent.aimed.iter().enumerate())
-            .filter(|(_, spent)| **spent > 0)
-            .map(|(index, spent)| format!("aimed fault {} {spent}", index + 1));
-        let spent: Vec<String> = any.chain(aimed).collect();
-        if !spent.is_empty() {
-            writeln!(f, "faults spent: {}", spent.join(", "))?;
-        }
-        Ok(())
+        f.write_str(&in_full(std::slice::from_ref(self)))
     }
 }

@@ -1046,19 +1046,73 @@ fn check_report_writes_one_page_with_a_diagram_per_counterexample() {
         html.matches("xmlns=\"http://www.w3.org/2000/svg\"").count(),
         "no address but SVG's namespace"
     );
-    // The verdict table: one row per property, the text table's columns.
-    assert!(html.contains("<th>scenario</th><th>property</th><th>expected</th><th>actual</th><th class=\"number\">unique states</th><th class=\"number\">deepest</th><th class=\"number\">steps</th><th class=\"number\">seconds</th>"), "{html}");
+    // The run it is of: zoocheck's version, the date, the command as typed.
+    let head = format!("<p class=\"run\">zoocheck {}, ", env!("CARGO_PKG_VERSION"));
+    let run_line = (html.lines())
+        .find(|line| line.starts_with(&head))
+        .unwrap_or_else(|| panic!("no line {head}...\n{html}"));
+    let command = format!(
+        " UTC: <code>zoocheck check {PAUSE_EXPIRE} --report {}</code></p>",
+        dir.display()
+    );
+    assert!(run_line.ends_with(&command), "{run_line}");
+    // The date between them, to the minute: 2026-12-02 22:10.
+    let date = &run_line[head.len()..run_line.len() - command.len()];
+    assert!(
+        date.len() == 16 && date.as_bytes()[4] == b'-' && date.as_bytes()[13] == b':',
+        "{date}"
+    );
+    // The verdict table: one row per property, the text table's columns with
+    // each property's kind and meaning, and a legend of them.
+    assert!(html.contains("<th>scenario</th><th>property</th><th>kind</th><th>expected</th><th>actual</th><th class=\"number\">unique states</th><th class=\"number\">deepest</th><th class=\"number\">steps</th><th class=\"number\">seconds</th><th>meaning</th>"), "{html}");
     assert_eq!(
         html.matches("<tr class=\"met\">").count(),
         LOCK_PROPERTIES.len()
     );
+    let list = zoocheck(["list", "--recipe", "lock"]);
     for property in LOCK_PROPERTIES {
         let (expected, actual) = snap.verdict(property);
+        let kind = match property {
+            "terminates" => "liveness",
+            "someone_acquired" | "waiter_woken" => "sometimes",
+            _ => "always",
+        };
+        let badge = |verdict: &str| {
+            let name = verdict.split([' ', '?']).next().unwrap();
+            format!(
+                "<span class=\"verdict v-{name}\">{}</span>",
+                html_escaped(verdict)
+            )
+        };
         let cells = format!(
-            "<td>lock/guid_pause_expire</td><td>{property}</td><td>{expected}</td><td>{actual}<span class=\"mark\"></span></td><td class=\"number\">{}</td><td class=\"number\">{}</td>",
-            snap.unique, snap.max_depth
+            "<td>lock/guid_pause_expire</td><td>{property}</td><td>{kind}</td><td>{}</td><td>{}<span class=\"mark\"></span></td><td class=\"number\">{}</td><td class=\"number\">{}</td>",
+            badge(expected),
+            badge(actual),
+            snap.unique,
+            snap.max_depth
         );
         assert!(html.contains(&cells), "{cells}\n{html}");
+        // Its meaning is the one `list` gives.
+        let row = (html.lines())
+            .find(|line| line.contains(&cells))
+            .expect("the row");
+        let meaning = row
+            .split("<td class=\"meaning\">")
+            .nth(1)
+            .and_then(|rest| rest.strip_suffix("</td></tr>"))
+            .unwrap_or_else(|| panic!("no meaning in {row}"));
+        assert!(!meaning.is_empty(), "{row}");
+        assert!(
+            property == "terminates" || list.stdout.contains(meaning),
+            "{property}: {meaning}\n{}",
+            list.stdout
+        );
+    }
+    for column in ["kind", "expected", "actual", "steps", "seconds"] {
+        assert!(
+            html.contains(&format!("<dt>{column}</dt><dd>")),
+            "the legend says what {column} is"
+        );
     }
     // One section per counterexample, its steps as the snapshot has them, and
     // one diagram with as many arrows as it declares.
@@ -1082,15 +1136,40 @@ fn check_report_writes_one_page_with_a_diagram_per_counterexample() {
             index + 1,
             steps.len()
         )));
-        let list: String = steps
-            .iter()
-            .map(|step| format!("<li>{}</li>\n", html_escaped(step)))
-            .collect();
+        // Each step as the snapshot has it, and under it what it changed.
+        let list = html
+            .split(&heading)
+            .nth(1)
+            .and_then(|rest| rest.split("<ol class=\"steps\">\n").nth(1))
+            .and_then(|rest| rest.split("</ol>").next())
+            .expect("the steps");
+        let items: Vec<&str> = list.lines().collect();
+        assert_eq!(items.len(), steps.len(), "{list}");
+        for (item, step) in items.iter().zip(steps) {
+            let told = format!("<li><span class=\"step\">{}</span>", html_escaped(step));
+            assert!(item.starts_with(&told), "{item}\n{told}");
+        }
+        // The first step: c0 leaves Idle for Creating, and its create is in
+        // flight.
         assert!(
-            html.contains(&format!("<ol class=\"steps\">\n{list}</ol>")),
-            "{property}\n{html}"
+            items[0].ends_with(
+                "<div class=\"change\"><del>c0: Idle; running, connected; no watches</del>\
+                 <ins>c0: Creating lock-; running, connected; no watches</ins><ins>in flight:</ins>\
+                 <ins>c0 -&gt; server: create /lock/c0-lock- (ephemeral sequential)</ins></div></li>"
+            ),
+            "{}",
+            items[0]
         );
     }
+    // A description is reflowed: its lines joined into one paragraph.
+    assert!(
+        html.contains(
+            "<p class=\"description\">The holder pauses (a long GC) past its session timeout; the server \
+             expires it and the other client takes the lock."
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("the other\nclient"), "{html}");
 
     // Again: the report replaces its own, and says so.
     let again = zoocheck([
@@ -1108,6 +1187,36 @@ fn check_report_writes_one_page_with_a_diagram_per_counterexample() {
         again.stderr
     );
     assert_eq!(diagrams(&std::fs::read_to_string(&index).unwrap()).len(), 2);
+
+    // A witness asked for is shown too, linked from its row.
+    let witnessed = temp.path().join("witnessed");
+    let run = zoocheck([
+        "check".as_ref(),
+        PAUSE_EXPIRE.as_ref(),
+        "--witness".as_ref(),
+        "someone_acquired".as_ref(),
+        "--report".as_ref(),
+        witnessed.as_os_str(),
+    ]);
+    expect_code(&run, 0, "check --witness --report");
+    let html = std::fs::read_to_string(witnessed.join("index.html")).unwrap();
+    assert_eq!(
+        diagrams(&html).len(),
+        3,
+        "two counterexamples and a witness"
+    );
+    assert!(
+        html.contains(
+            "<section class=\"trace\" id=\"trace-3\">\n<h3>lock/guid_pause_expire: a witness that someone_acquired is reached, in 5 steps</h3>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("<a href=\"#trace-3\">5</a>"), "{html}");
+    // waiter_woken, reached but not asked for, links to nothing.
+    let row = (html.lines())
+        .find(|line| line.contains("<td>waiter_woken</td>"))
+        .expect("its row");
+    assert!(row.contains("<td class=\"number\">-</td>"), "{row}");
 }
 
 #[test]
@@ -3146,6 +3255,28 @@ fn a_witness_through_a_fault_and_a_fault_aimed_at_a_phase() {
     assert_eq!(of("someone_acquired"), "through");
     assert_eq!(of("mutual_exclusion"), Value::Null);
 
+    // The report says so beside the path it shows.
+    let report = dir.path().join("report");
+    let run = zoocheck([
+        "check",
+        file_arg,
+        "--witness",
+        "no_orphan_no_deadlock",
+        "--through",
+        "lose_reply",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    expect_code(&run, 0, "report through");
+    let html = std::fs::read_to_string(report.join("index.html")).unwrap();
+    assert!(
+        html.contains(
+            "no_orphan_no_deadlock violated in 14 steps</h3>\n<p class=\"remark\">through lose_reply: \
+             the shortest path that strikes what it names before its discovery</p>"
+        ),
+        "{html}"
+    );
+
     // A fault aimed at whoever is in a phase strikes only there.
     let phased = dir.path().join("phased.toml");
     std::fs::write(
@@ -3385,6 +3516,19 @@ fn a_property_left_unstated_is_judged_against_its_default() {
         .find(|line| line.contains(" someone_acquired "))
         .unwrap_or_else(|| panic!("{}", run.stdout));
     assert!(line.contains(" reached (default) reached "), "{line}");
+    // The expected column is as wide as its widest entry: every row's actual
+    // verdict starts under the header's.
+    let column = |line: &str| line.find(" actual ").map(|at| at + 1);
+    let header = (run.stdout.lines()).next().unwrap();
+    let under = column(header).unwrap_or_else(|| panic!("{header}"));
+    for row in run.stdout.lines().skip(1).take_while(|row| !row.is_empty()) {
+        let actual = row[under..].split(' ').next().unwrap();
+        assert!(
+            ["holds", "reached", "violated", "unreached"].contains(&actual),
+            "{header}\n{row}"
+        );
+        assert_eq!(&row[under - 1..under], " ", "{header}\n{row}");
+    }
     let run = zoocheck(["check", file.to_str().unwrap(), "--json"]);
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     let properties = json[0]["properties"].as_array().unwrap();

@@ -240,6 +240,15 @@ pub(crate) fn run(
     };
     let summary = Summary::of(&judgements, &asked, mode);
     if let Some(destination) = report {
+        let (witnesses, through) = match mode {
+            Mode::Check {
+                witness, through, ..
+            } => {
+                let faults: Vec<String> = through.iter().map(Through::to_string).collect();
+                (witness.to_vec(), faults.join(" and "))
+            }
+            Mode::Simulate { .. } => (Vec::new(), String::new()),
+        };
         write_report(
             destination,
             &scenarios,
@@ -247,6 +256,7 @@ pub(crate) fn run(
             &commands,
             &refused,
             &summary.line,
+            (witnesses, through),
         )?;
     }
     if !json && !summary.reproducing {
@@ -384,6 +394,75 @@ impl Summary {
     }
 }
 
+/// The command line as typed, `zoocheck` first, each argument quoted for a
+/// POSIX shell where it needs to be, so that it can be pasted back.
+fn typed_command() -> String {
+    let quoted = std::env::args().skip(1).map(|argument| {
+        let plain = !argument.is_empty()
+            && (argument.chars()).all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
+        match plain {
+            true => argument,
+            false => format!("'{}'", argument.replace('\'', r"'\''")),
+        }
+    });
+    std::iter::once("zoocheck".to_string())
+        .chain(quoted)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Now, to the minute, in UTC: `2026-12-02 22:10 UTC`.
+fn utc_now() -> String {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|since| since.as_secs())
+        .unwrap_or_default();
+    let (days, of_day) = (seconds / 86_400, seconds % 86_400);
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02} UTC",
+        of_day / 3600,
+        of_day % 3600 / 60
+    )
+}
+
+/// The date `days` days after 1970-01-01, in the proleptic Gregorian
+/// calendar (the civil-from-days method: 400-year eras of 146,097 days, and
+/// years that begin in March so that a leap day ends one).
+fn civil_from_days(days: u64) -> (u64, u64, u64) {
+    let shifted = days + 719_468;
+    let era = shifted / 146_097;
+    let of_era = shifted % 146_097;
+    let year_of_era = (of_era - of_era / 1460 + of_era / 36_524 - of_era / 146_096) / 365;
+    let day_of_year = of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_index = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_index + 2) / 5 + 1;
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
+    let year = year_of_era + era * 400 + u64::from(month <= 2);
+    (year, month, day)
+}
+
+#[cfg(test)]
+mod date_tests {
+    use super::civil_from_days;
+
+    #[test]
+    fn days_since_1970_are_civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(59), (1970, 3, 1));
+        // 2000 was a leap year (divisible by 400), 2100 will not be.
+        assert_eq!(civil_from_days(11_016), (2000, 2, 29));
+        assert_eq!(civil_from_days(11_017), (2000, 3, 1));
+        assert_eq!(civil_from_days(47_540), (2100, 2, 28));
+        assert_eq!(civil_from_days(47_541), (2100, 3, 1));
+        assert_eq!(civil_from_days(20_789), (2026, 12, 2));
+    }
+}
+
 /// `--report DIR`: the verdicts and counterexamples as one HTML page.
 fn write_report(
     destination: Destination,
@@ -392,6 +471,7 @@ fn write_report(
     commands: &[String],
     refused: &[ScenarioError],
     summary: &str,
+    (witnesses, through): (Vec<String>, String),
 ) -> Result<(), UsageError> {
     let checked: Vec<Checked> = scenarios
         .iter()
@@ -404,7 +484,14 @@ fn write_report(
         })
         .collect();
     let refused: Vec<String> = refused.iter().map(|error| error.to_string()).collect();
-    destination.write(&zoocheck::report::html(&checked, &summary, &refused))?;
+    let run = zoocheck::report::Invocation {
+        version: env!("CARGO_PKG_VERSION"),
+        date: utc_now(),
+        command: typed_command(),
+        witnesses,
+        through,
+    };
+    destination.write(&zoocheck::report::html(&checked, &summary, &refused, &run))?;
     if destination.replaces {
         eprintln!("note: replacing {}", destination.index.display());
     }
@@ -519,12 +606,14 @@ fn json_scenario<'a>(scenario: &'a Scenario, outcome: &'a Outcome, mode: Mode) -
     }
 }
 
-/// The widths of the table's name columns: as wide as the longest scenario
-/// and property names to be printed, so that long names keep it aligned.
+/// The widths of the table's name columns and its expected column: as wide
+/// as the longest scenario and property names and expectations to be
+/// printed (`reached (default)`), so that long ones keep it aligned.
 #[derive(Clone, Copy)]
 struct Columns {
     scenario: usize,
     property: usize,
+    expected: usize,
 }
 
 impl Columns {
@@ -540,6 +629,17 @@ impl Columns {
                     .flat_map(|s| s.expect.iter().map(|(name, _)| name.len())),
                 "property",
             ),
+            expected: longest(
+                &mut scenarios.iter().flat_map(|s| {
+                    (s.expect.iter().map(|(_, expected)| expected.shown().len())).chain([s
+                        .termination
+                        .expected
+                        .shown()
+                        .len()])
+                }),
+                "expected",
+            )
+            .max(10),
         }
     }
 }
@@ -548,10 +648,11 @@ fn print_header(mode: Mode, columns: Columns) {
     let Columns {
         scenario: sw,
         property: pw,
+        expected: ew,
     } = columns;
     match mode {
         Mode::Check { .. } => outln!(
-            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<ew$} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -563,7 +664,7 @@ fn print_header(mode: Mode, columns: Columns) {
             "states/s"
         ),
         Mode::Simulate { .. } => outln!(
-            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
+            "{:<sw$} {:<pw$} {:<ew$} {:<10} {:>10} {:>7} {:>5} {:>8} {:>10}",
             "scenario",
             "property",
             "expected",
@@ -581,6 +682,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
     let Columns {
         scenario: sw,
         property: pw,
+        expected: ew,
     } = columns;
     let seconds = outcome.elapsed.as_secs_f64();
     let counted = match mode {
@@ -614,7 +716,7 @@ fn print_rows(scenario: &Scenario, outcome: &Outcome, mode: Mode, columns: Colum
                 format!("{}{star}", trace.steps.len())
             });
         outln!(
-            "{:<sw$} {:<pw$} {:<10} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
+            "{:<sw$} {:<pw$} {:<ew$} {:<10} {:>10} {:>7} {:>5} {:>8.2} {:>10.0}{mark}",
             scenario.name,
             property.name,
             property.expected.shown(),
