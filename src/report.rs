@@ -413,7 +413,7 @@ fn section(out: &mut String, shown: &Shown) {
             escape(&step.text)
         );
         if let [before, after] = pictures.get(index..index + 2).unwrap_or_default() {
-            let changes = changed_lines(before, after);
+            let changes = crate::text::changed_lines(before, after);
             if !changes.is_empty() {
                 out.push_str("<div class=\"change\">");
                 for (added, line) in changes {
@@ -463,38 +463,6 @@ fn reflowed(description: &str) -> Vec<String> {
     }
     paragraphs.retain(|paragraph| !paragraph.is_empty());
     paragraphs
-}
-
-/// The lines of `before` that `after` lost (`false`) and those it gained
-/// (`true`), in their order, from a longest common subsequence of
-/// the two: a state's picture gains, loses or rewrites a few lines a step.
-fn changed_lines<'a>(before: &'a str, after: &'a str) -> Vec<(bool, &'a str)> {
-    let (old, new): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
-    // common[i][j]: the longest common subsequence of old[i..] and new[j..].
-    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
-    for i in (0..old.len()).rev() {
-        for j in (0..new.len()).rev() {
-            common[i][j] = if old[i] == new[j] {
-                common[i + 1][j + 1] + 1
-            } else {
-                common[i + 1][j].max(common[i][j + 1])
-            };
-        }
-    }
-    let (mut i, mut j, mut changes) = (0, 0, Vec::new());
-    while i < old.len() || j < new.len() {
-        if i < old.len() && j < new.len() && old[i] == new[j] {
-            (i, j) = (i + 1, j + 1);
-        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
-            // A line lost before one gained: a rewritten line reads old, then new.
-            changes.push((false, old[i]));
-            i += 1;
-        } else {
-            changes.push((true, new[j]));
-            j += 1;
-        }
-    }
-    changes
 }
 
 const STYLE: &str = r#"<style>

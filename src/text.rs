@@ -120,3 +120,37 @@ fn edit_distance(a: &str, b: &str) -> usize {
     }
     row[b.len()]
 }
+
+/// The lines of `before` that `after` lost (`false`) and those it gained
+/// (`true`), in their order, from a longest common subsequence of
+/// the two: what a step changed in a state in words (a report), or a run in
+/// a snapshot (`pin`). Quadratic in the lines, which are a few hundred at
+/// most there.
+pub fn changed_lines<'a>(before: &'a str, after: &'a str) -> Vec<(bool, &'a str)> {
+    let (old, new): (Vec<&str>, Vec<&str>) = (before.lines().collect(), after.lines().collect());
+    // common[i][j]: the longest common subsequence of old[i..] and new[j..].
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut changes) = (0, 0, Vec::new());
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
+            (i, j) = (i + 1, j + 1);
+        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
+            // A line lost before one gained: a rewritten line reads old, then new.
+            changes.push((false, old[i]));
+            i += 1;
+        } else {
+            changes.push((true, new[j]));
+            j += 1;
+        }
+    }
+    changes
+}

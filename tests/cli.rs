@@ -3427,15 +3427,19 @@ fn pin_writes_the_snapshot_the_test_reads() {
     std::fs::write(&file, &faster).unwrap();
     let run = zoocheck(["pin", file_arg, "--check"]);
     expect_code(&run, 1, "a snapshot that would change");
+    // In order, as a hunk of a diff: the pinned lines of a place, then the
+    // new ones.
     assert!(
         run.stdout.starts_with(
-            "lock/lost: snapshots/lock__lost.snap would change:\n  - faults: lose_reply 1\n"
+            "lock/lost: snapshots/lock__lost.snap would change:\n  - faults: lose_reply 1\n  \
+             - states: "
         ),
         "{}",
         run.stdout
     );
     assert!(
-        run.stdout.contains("\n  + faults: lose_reply 2\n"),
+        run.stdout
+            .contains("\n  + faults: lose_reply 2\n  + states: 2326 unique, "),
         "{}",
         run.stdout
     );
@@ -3446,8 +3450,18 @@ fn pin_writes_the_snapshot_the_test_reads() {
             .count(),
         1
     );
+    // What a failed `cargo test` leaves beside it goes once pin has written.
+    let stale = dir.path().join("snapshots").join("lock__lost.snap.new");
+    std::fs::write(&stale, "an older run").unwrap();
     let run = zoocheck(["pin", file_arg]);
     expect_code(&run, 0, "updated");
+    assert!(
+        run.stdout
+            .ends_with("\n  removed the stale snapshots/lock__lost.snap.new\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(!stale.exists());
     assert!(
         run.stdout.starts_with(
             "lock/lost: snapshots/lock__lost.snap updated:\n  - faults: lose_reply 1\n"

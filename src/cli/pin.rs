@@ -49,7 +49,12 @@ pub(crate) fn pin_scenarios(paths: &[PathBuf], check_only: bool) -> Result<ExitC
         let before = std::fs::read_to_string(&snapshot).ok();
         let shown = shown_path(&snapshot);
         match (&before, check_only) {
-            (Some(before), _) if *before == file => outln!("{}: {shown} unchanged", scenario.name),
+            (Some(before), _) if *before == file => {
+                outln!("{}: {shown} unchanged", scenario.name);
+                if !check_only {
+                    remove_stale(&snapshot)?;
+                }
+            }
             (_, true) => {
                 failed += 1;
                 match &before {
@@ -74,6 +79,7 @@ pub(crate) fn pin_scenarios(paths: &[PathBuf], check_only: bool) -> Result<ExitC
                     }
                     None => outln!("{}: {shown} written", scenario.name),
                 }
+                remove_stale(&snapshot)?;
             }
         }
     }
@@ -91,14 +97,26 @@ fn shown_path(snapshot: &std::path::Path) -> String {
 }
 
 /// The lines that differ, as `-` (the pinned) and `+` (the new), so that
-/// drift shows: the lines each lacks of the other, in order.
+/// drift shows: in the order they come in, a rewritten line's old then new
+/// ([`zoocheck::text::changed_lines`]).
 fn print_changes(before: &str, after: &str) {
-    let old: Vec<&str> = before.lines().collect();
-    let new: Vec<&str> = after.lines().collect();
-    for line in old.iter().filter(|line| !new.contains(line)) {
-        outln!("  - {line}");
+    for (added, line) in zoocheck::text::changed_lines(before, after) {
+        let sign = if added { '+' } else { '-' };
+        outln!("  {sign} {line}");
     }
-    for line in new.iter().filter(|line| !old.contains(line)) {
-        outln!("  + {line}");
+}
+
+/// Removes what a failed `cargo test` left beside `snapshot`: insta's
+/// `.snap.new`, the run it would have pinned, now older than the snapshot
+/// `pin` just wrote or found unchanged (`cargo insta review` would offer it
+/// again). Says so.
+fn remove_stale(snapshot: &std::path::Path) -> Result<(), UsageError> {
+    let stale = snapshot.with_extension("snap.new");
+    if !stale.exists() {
+        return Ok(());
     }
+    std::fs::remove_file(&stale)
+        .map_err(|error| UsageError(format!("{}: {error}", shown_path(&stale))))?;
+    outln!("  removed the stale {}", shown_path(&stale));
+    Ok(())
 }
