@@ -31,20 +31,25 @@
 //! is waited out). [`Command::Resign`] deletes the acknowledgement, then the
 //! node.
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of three knobs ([`Knobs`]), which a scenario may
+//! turn one by one (`[knobs]`, per client in `[[client]]`):
 //! - `guid`: the reference above;
-//! - `watch_smallest`: seed 000's text, "j is the smallest sequence number
-//!   such that j < i" ([`decide_smallest`]);
-//! - `watch_all`: the seeds' "trivial solution": every process watches the
-//!   current smallest znode, the leader's ([`decide_leader`]). The two rules
-//!   are the same function (the smallest j < i *is* the smallest node), which
-//!   the tests prove and the scenarios' equal state counts show;
-//! - `careless_resign`: the reference, but resigning deletes the node before
-//!   the acknowledgement;
-//! - `careless_close`: the reference, but a latch closed while its create is
-//!   in flight (or its GUID recovery) forgets the attempt, and the node the
-//!   server creates stays: Curator's callback without its check of `CLOSED`
-//!   (see below). A node it knows it deletes.
+//! - `watch_smallest` (`watches = "smallest_below"`): seed 000's text, "j is
+//!   the smallest sequence number such that j < i" ([`decide_smallest`]);
+//! - `watch_all` (`watches = "leader"`): the seeds' "trivial solution":
+//!   every process watches the current smallest znode, the leader's
+//!   ([`decide_leader`]). The two rules are the same function (the smallest
+//!   j < i *is* the smallest node), which the tests prove and the scenarios'
+//!   equal state counts show;
+//! - `careless_resign` (`resigns = "node_first"`): the reference, but
+//!   resigning deletes the node before the acknowledgement;
+//! - `careless_close` (`on_close = "forget"`): the reference, but a latch
+//!   closed while its create is in flight (or its GUID recovery) forgets the
+//!   attempt, and the node the server creates stays: Curator's callback
+//!   without its check of `CLOSED` (see below). A node it knows it deletes.
+//!
+//! Every setting is a coherent election: the three knobs are about separate
+//! moments (waiting, resigning, closing) and none reads another.
 //!
 //! Closing ([`Command::Close`], Curator's `LeaderLatch.close()`, kazoo's
 //! `Election.cancel()`): the application may close the latch at any moment,
@@ -74,17 +79,75 @@ use crate::world::{Run, World, WorldState};
 /// procedure.
 pub const ACK: &str = "/leader";
 
-/// The election's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Guid,
-    WatchSmallest,
-    WatchAll,
-    CarelessResign,
-    CarelessClose,
+crate::knob_value! {
+    /// Which node a volunteer watches while it waits.
+    pub enum WatchesFor {
+        /// the next lower node, `j` the largest sequence number below its own: one deletion wakes one volunteer (the reference)
+        Next = "next",
+        /// seed 000's text: the node of the smallest sequence number below its own
+        SmallestBelow = "smallest_below",
+        /// the seeds' "trivial solution": the current leader's node, the smallest: the same rule as `smallest_below`, told otherwise
+        Leader = "leader",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// What a leader that acknowledged deletes first when it resigns.
+    pub enum ResignsBy {
+        /// the acknowledgement, then its node: no other leader can acknowledge while its own acknowledgement stands (the reference)
+        AckFirst = "ack_first",
+        /// its node, then the acknowledgement: the next leader may find the old acknowledgement still there
+        NodeFirst = "node_first",
+    }
+}
+
+crate::knob_value! {
+    /// What closing the latch does while its create (or the recovery of a lost one) is in flight.
+    pub enum OnClose {
+        /// deletes the node as soon as the reply (or the recovery) names it (the reference; Curator's check of `CLOSED` in its create callback)
+        Delete = "delete",
+        /// forgets the attempt: the node the server creates stays as long as the session (Curator's callback without that check)
+        Forget = "forget",
+    }
+}
+
+crate::knobs! {
+    /// The election's knobs: each a way its seeds and libraries differ.
+    /// A variant is a preset of them ([`Knobs::GUID`] and the others).
+    pub struct Knobs {
+        /// Which node a volunteer watches while it waits.
+        watches: WatchesFor,
+        /// What a leader that acknowledged deletes first when it resigns.
+        resigns: ResignsBy,
+        /// What closing the latch does while its create is in flight.
+        on_close: OnClose,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const GUID: Knobs = Knobs {
+        watches: WatchesFor::Next,
+        resigns: ResignsBy::AckFirst,
+        on_close: OnClose::Delete,
+    };
+    pub const WATCH_SMALLEST: Knobs = Knobs {
+        watches: WatchesFor::SmallestBelow,
+        ..Knobs::GUID
+    };
+    pub const WATCH_ALL: Knobs = Knobs {
+        watches: WatchesFor::Leader,
+        ..Knobs::GUID
+    };
+    pub const CARELESS_RESIGN: Knobs = Knobs {
+        resigns: ResignsBy::NodeFirst,
+        ..Knobs::GUID
+    };
+    pub const CARELESS_CLOSE: Knobs = Knobs {
+        on_close: OnClose::Forget,
+        ..Knobs::GUID
+    };
+}
 
 /// What the application asks of the election.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -155,23 +218,23 @@ impl std::fmt::Display for State {
     }
 }
 
-/// Leader election under one variant.
+/// Leader election under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Election {
-    pub variant: Variant,
+    pub knobs: Knobs,
     contender: Contender,
     ack: Path,
 }
 
 impl Election {
-    pub fn new(variant: Variant) -> Election {
-        let rule = match variant {
-            Variant::Guid | Variant::CarelessResign | Variant::CarelessClose => decide,
-            Variant::WatchSmallest => decide_smallest,
-            Variant::WatchAll => decide_leader,
+    pub fn new(knobs: Knobs) -> Election {
+        let rule = match knobs.watches {
+            WatchesFor::Next => decide,
+            WatchesFor::SmallestBelow => decide_smallest,
+            WatchesFor::Leader => decide_leader,
         };
         Election {
-            variant,
+            knobs,
             contender: Contender::new("/election", rule),
             ack: Path::new(ACK),
         }
@@ -211,7 +274,7 @@ impl Election {
             Command::Close if contender.is_waiting(&state.contender) => {
                 let in_flight =
                     matches!(state.contender.phase, Phase::Creating | Phase::Recovering);
-                if in_flight && self.variant == Variant::CarelessClose {
+                if in_flight && self.knobs.on_close == OnClose::Forget {
                     contender.forget(&mut state.contender, out)
                 } else {
                     contender.cancel(&mut state.contender, out)
@@ -228,7 +291,7 @@ impl Election {
         if state.ack != Ack::Done {
             return contender.release(&mut state.contender, out);
         }
-        if self.variant == Variant::CarelessResign {
+        if self.knobs.resigns == ResignsBy::NodeFirst {
             contender.release(&mut state.contender, out);
             self.delete_ack(state, out);
         } else {
@@ -305,12 +368,10 @@ impl Recipe for Election {
     /// As the lock's ([`super::lock::Lock`]): the contender's decisions
     /// read a listing through sequence numbers and GUIDs, and the
     /// acknowledgement's data (a node's name) is renamed with it. Not the
-    /// careless variants, which leave a node behind under their GUID.
+    /// careless settings (`resigns = "node_first"`, `on_close = "forget"`),
+    /// which leave a node behind under their GUID.
     fn symmetric(&self) -> bool {
-        !matches!(
-            self.variant,
-            Variant::CarelessResign | Variant::CarelessClose
-        )
+        self.knobs.resigns == ResignsBy::AckFirst && self.knobs.on_close == OnClose::Delete
     }
 
     /// As the lock's: a contender's names, and an acknowledgement whose
@@ -432,13 +493,13 @@ impl Catalogued for Election {
             &["volunteer", "acknowledge", "resign"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("guid", Variant::Guid),
-        ("watch_smallest", Variant::WatchSmallest),
-        ("watch_all", Variant::WatchAll),
-        ("careless_resign", Variant::CarelessResign),
-        ("careless_close", Variant::CarelessClose),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("guid", Knobs::GUID),
+        ("watch_smallest", Knobs::WATCH_SMALLEST),
+        ("watch_all", Knobs::WATCH_ALL),
+        ("careless_resign", Knobs::CARELESS_RESIGN),
+        ("careless_close", Knobs::CARELESS_CLOSE),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("volunteer", Command::Volunteer),
@@ -449,8 +510,8 @@ impl Catalogued for Election {
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Election {
-        Election::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Election {
+        Election::new(knobs)
     }
 
     fn properties() -> Vec<Promise<Election>> {

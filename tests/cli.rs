@@ -2997,6 +2997,64 @@ fn every_kind_quoted() -> String {
 /// question under several variants side by side: the flawed column breaks
 /// what the file's own holds, a column's trace replays under its variant,
 /// and a bad knob, value or presets file is refused naming the key.
+/// The election's variants are knobs too: the reference with one knob
+/// turned is the preset it makes (the file's own column, its counts the
+/// snapshot's), and a setting no preset names runs beside them.
+#[test]
+fn the_elections_variants_are_knobs_turned_beside_each_other() {
+    let file = "scenarios/election/careless_resign_2_clients.toml";
+    let run = zoocheck([
+        "check",
+        file,
+        "--variants",
+        "guid resigns=node_first, guid, watch_all on_close=forget",
+    ]);
+    expect_code(&run, 0, "side by side");
+    assert!(
+        run.stdout
+            .contains("side by side (its file's variant: guid resigns=node_first)"),
+        "{}",
+        run.stdout
+    );
+    let row = |name: &str| -> Vec<String> {
+        (run.stdout.lines())
+            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no row {name}:\n{}", run.stdout))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(
+        row("acknowledged_leader_is_smallest"),
+        [
+            "acknowledged_leader_is_smallest",
+            "violated",
+            "violated",
+            "(10)",
+            "holds",
+            "holds"
+        ]
+    );
+    let pinned = std::fs::read_to_string(
+        manifest_dir().join("snapshots/election__careless_resign_2_clients.snap"),
+    )
+    .unwrap();
+    let counts = row("unique");
+    assert!(
+        pinned.contains(&format!("\nstates: {} unique, ", counts[2])),
+        "{}\n{pinned}",
+        run.stdout
+    );
+    // An unknown value is refused, naming the knob and its values.
+    let run = zoocheck(["check", file, "--variants", "guid resigns=never"]);
+    expect_code(&run, 2, "an unknown value");
+    assert!(
+        run.stderr.contains("ack_first") && run.stderr.contains("node_first"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn knobs_presets_and_variants_side_by_side() {
     let dir = TempDir::new("knobs");

@@ -21,7 +21,7 @@ use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::contender;
 use zoocheck::models::election::{
     self, acknowledged_leader_is_smallest, leader_acknowledged, leader_exists, Ack, Command,
-    Election, Phase, State, Variant, ACK,
+    Election, Knobs, Phase, State, ACK,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
 use zoocheck::store::{data, CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, Stat};
@@ -46,12 +46,12 @@ const LOWEST: &str = "c2-n_0000000000";
 /// A node above ours.
 const HIGHER: &str = "c3-n_0000000004";
 
-const ALL_VARIANTS: [Variant; 5] = [
-    Variant::Guid,
-    Variant::WatchSmallest,
-    Variant::WatchAll,
-    Variant::CarelessResign,
-    Variant::CarelessClose,
+const ALL_VARIANTS: [Knobs; 5] = [
+    Knobs::GUID,
+    Knobs::WATCH_SMALLEST,
+    Knobs::WATCH_ALL,
+    Knobs::CARELESS_RESIGN,
+    Knobs::CARELESS_CLOSE,
 ];
 
 fn st(phase: Phase, node: Option<&str>, ack: Ack) -> State {
@@ -108,11 +108,11 @@ fn all_acks() -> Vec<Ack> {
 }
 
 /// Hands `input` to an election of `variant` as client 0's first process.
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects {
     run_as(variant, ME, state, input)
 }
 
-fn run_as(variant: Variant, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
+fn run_as(variant: Knobs, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects {
     let mut out = Effects::default();
     Election::new(variant).handle(me, state, input, &mut out);
     out
@@ -200,12 +200,7 @@ fn volunteer_from_idle_creates_an_ephemeral_sequential_node_with_the_guid_prefix
         client: 1,
         restarts: 2,
     };
-    let out = run_as(
-        Variant::Guid,
-        restarted,
-        &mut s,
-        command(Command::Volunteer),
-    );
+    let out = run_as(Knobs::GUID, restarted, &mut s, command(Command::Volunteer));
     assert_eq!(out, effects(vec![create_op("c1r2-n_")], vec![]));
     assert_eq!(s, st(Phase::Creating, None, Ack::None));
 }
@@ -217,7 +212,7 @@ fn volunteer_while_not_idle_does_nothing() {
             continue;
         }
         let mut s = st(phase.clone(), Some(MINE), Ack::None);
-        let out = run(Variant::Guid, &mut s, command(Command::Volunteer));
+        let out = run(Knobs::GUID, &mut s, command(Command::Volunteer));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, st(phase.clone(), Some(MINE), Ack::None), "{phase:?}");
     }
@@ -254,7 +249,7 @@ fn smallest_node_leads_and_observes_acquired_with_its_sequence_as_token() {
 
 #[test]
 fn guid_non_smallest_watches_the_largest_smaller_node() {
-    for variant in [Variant::Guid, Variant::CarelessResign] {
+    for variant in [Knobs::GUID, Knobs::CARELESS_RESIGN] {
         let mut s = st(Phase::Listing, Some(MINE), Ack::None);
         let out = run(
             variant,
@@ -268,7 +263,7 @@ fn guid_non_smallest_watches_the_largest_smaller_node() {
 
 #[test]
 fn watch_smallest_and_watch_all_non_smallest_watch_the_smallest_node() {
-    for variant in [Variant::WatchSmallest, Variant::WatchAll] {
+    for variant in [Knobs::WATCH_SMALLEST, Knobs::WATCH_ALL] {
         let mut s = st(Phase::Listing, Some(MINE), Ack::None);
         let out = run(
             variant,
@@ -325,7 +320,7 @@ fn acknowledge_when_not_leading_does_nothing() {
         }
         for node in [Some(MINE), None] {
             let mut s = st(phase.clone(), node, Ack::None);
-            let out = run(Variant::Guid, &mut s, command(Command::Acknowledge));
+            let out = run(Knobs::GUID, &mut s, command(Command::Acknowledge));
             assert_eq!(out, nothing(), "{phase:?} {node:?}");
             assert_eq!(s, st(phase.clone(), node, Ack::None), "{phase:?}");
         }
@@ -339,7 +334,7 @@ fn acknowledge_when_already_acknowledging_does_nothing() {
             continue;
         }
         let mut s = leading(ack.clone());
-        let out = run(Variant::Guid, &mut s, command(Command::Acknowledge));
+        let out = run(Knobs::GUID, &mut s, command(Command::Acknowledge));
         assert_eq!(out, nothing(), "{ack:?}");
         assert_eq!(s, leading(ack.clone()), "{ack:?}");
     }
@@ -366,12 +361,12 @@ fn ack_create_ok_is_done() {
 #[test]
 fn ack_create_connection_loss_sends_the_same_create_again() {
     let mut s = leading(Ack::Creating);
-    let out = run(Variant::Guid, &mut s, reply(ack_create(MINE), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(ack_create(MINE), lost()));
     assert_eq!(out, effects(vec![ack_create(MINE)], vec![]));
     assert_eq!(s, leading(Ack::Creating));
     // Also while suspended (the Disconnected follows the CONNECTIONLOSS).
     let mut s = st(Phase::Suspended, Some(MINE), Ack::Creating);
-    let out = run(Variant::Guid, &mut s, reply(ack_create(MINE), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(ack_create(MINE), lost()));
     assert_eq!(out, effects(vec![ack_create(MINE)], vec![]));
     assert_eq!(s, st(Phase::Suspended, Some(MINE), Ack::Creating));
 }
@@ -379,7 +374,7 @@ fn ack_create_connection_loss_sends_the_same_create_again() {
 #[test]
 fn ack_get_data_connection_loss_sends_the_same_get_data_again() {
     let mut s = leading(Ack::Checking);
-    let out = run(Variant::Guid, &mut s, reply(ack_get_data(), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(ack_get_data(), lost()));
     assert_eq!(out, effects(vec![ack_get_data()], vec![]));
     assert_eq!(s, leading(Ack::Checking));
 }
@@ -387,7 +382,7 @@ fn ack_get_data_connection_loss_sends_the_same_get_data_again() {
 #[test]
 fn ack_delete_connection_loss_sends_the_same_delete_again() {
     let mut s = st(Phase::Releasing, Some(MINE), Ack::Deleting);
-    let out = run(Variant::Guid, &mut s, reply(ack_delete(), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(ack_delete(), lost()));
     assert_eq!(out, effects(vec![ack_delete()], vec![]));
     assert_eq!(s, st(Phase::Releasing, Some(MINE), Ack::Deleting));
 }
@@ -409,7 +404,7 @@ fn ack_create_node_exists_checks_whose_it_is_with_a_watched_get_data() {
 #[test]
 fn ack_get_data_with_our_node_name_is_done() {
     let mut s = leading(Ack::Checking);
-    let out = run(Variant::Guid, &mut s, reply(ack_get_data(), data_of(MINE)));
+    let out = run(Knobs::GUID, &mut s, reply(ack_get_data(), data_of(MINE)));
     assert_eq!(out, nothing());
     assert_eq!(s, leading(Ack::Done));
 }
@@ -420,14 +415,14 @@ fn ack_get_data_with_another_name_waits() {
     // merely starts like ours.
     for other in [LOWEST, PRED, "c0-n_00000000030", "c0-n_000000000"] {
         let mut s = leading(Ack::Checking);
-        let out = run(Variant::Guid, &mut s, reply(ack_get_data(), data_of(other)));
+        let out = run(Knobs::GUID, &mut s, reply(ack_get_data(), data_of(other)));
         assert_eq!(out, nothing(), "{other}");
         assert_eq!(s, leading(Ack::Waiting), "{other}");
     }
     // No data at all is not ours either.
     let mut s = leading(Ack::Checking);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(
             ack_get_data(),
@@ -445,7 +440,7 @@ fn ack_get_data_with_another_name_waits() {
 fn ack_get_data_no_node_creates_again() {
     let mut s = leading(Ack::Checking);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(ack_get_data(), Err(ErrorCode::NoNode)),
     );
@@ -468,7 +463,7 @@ fn ack_deleted_while_waiting_and_not_leading_gives_up_the_ack() {
     for phase in [Phase::Suspended, Phase::Listing] {
         let mut s = st(phase.clone(), Some(MINE), Ack::Waiting);
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             event(EventType::NodeDeleted, ack_path()),
         );
@@ -486,7 +481,7 @@ fn other_ack_events_are_ignored() {
         EventType::NodeChildrenChanged,
     ] {
         let mut s = leading(Ack::Waiting);
-        let out = run(Variant::Guid, &mut s, event(kind, ack_path()));
+        let out = run(Knobs::GUID, &mut s, event(kind, ack_path()));
         assert_eq!(out, nothing(), "{kind:?}");
         assert_eq!(s, leading(Ack::Waiting), "{kind:?}");
     }
@@ -497,7 +492,7 @@ fn other_ack_events_are_ignored() {
         }
         let mut s = leading(ack.clone());
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             event(EventType::NodeDeleted, ack_path()),
         );
@@ -508,7 +503,7 @@ fn other_ack_events_are_ignored() {
     // `leader` in the directory is not watching `/leader`.
     let mut s = st(watching("leader"), Some(MINE), Ack::None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         event(EventType::NodeDeleted, ack_path()),
     );
@@ -525,7 +520,7 @@ fn other_ack_replies_drop_a_pending_ack_and_keep_a_done_one() {
     ] {
         let mut s = leading(ack.clone());
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             reply(op, Err(ErrorCode::SessionExpired)),
         );
@@ -535,7 +530,7 @@ fn other_ack_replies_drop_a_pending_ack_and_keep_a_done_one() {
     // A stray reply while done leaves it done.
     let mut s = leading(Ack::Done);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(ack_create(MINE), Err(ErrorCode::SessionExpired)),
     );
@@ -548,7 +543,7 @@ fn ack_replies_never_reach_the_contender() {
     // Creating its node: the ack's create reply is not its node's.
     let mut s = st(Phase::Creating, None, Ack::None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(ack_create(MINE), created(ack_path())),
     );
@@ -562,7 +557,7 @@ fn ack_replies_never_reach_the_contender() {
 
 #[test]
 fn resign_after_acknowledging_deletes_the_ack_then_the_node() {
-    for variant in [Variant::Guid, Variant::WatchSmallest, Variant::WatchAll] {
+    for variant in [Knobs::GUID, Knobs::WATCH_SMALLEST, Knobs::WATCH_ALL] {
         let mut s = leading(Ack::Done);
         let out = run(variant, &mut s, command(Command::Resign));
         assert_eq!(
@@ -584,7 +579,7 @@ fn resign_after_acknowledging_deletes_the_ack_then_the_node() {
 #[test]
 fn careless_resign_deletes_the_node_then_the_ack() {
     let mut s = leading(Ack::Done);
-    let out = run(Variant::CarelessResign, &mut s, command(Command::Resign));
+    let out = run(Knobs::CARELESS_RESIGN, &mut s, command(Command::Resign));
     assert_eq!(
         out,
         effects(
@@ -616,7 +611,7 @@ fn resign_without_an_ack_deletes_only_the_node() {
 #[test]
 fn resign_while_suspended_with_an_ack_deletes_both_without_observing() {
     let mut s = st(Phase::Suspended, Some(MINE), Ack::Done);
-    let out = run(Variant::Guid, &mut s, command(Command::Resign));
+    let out = run(Knobs::GUID, &mut s, command(Command::Resign));
     assert_eq!(out, effects(vec![ack_delete(), delete_op(MINE)], vec![]));
     assert_eq!(s, st(Phase::Releasing, Some(MINE), Ack::Deleting));
 }
@@ -628,7 +623,7 @@ fn resign_when_not_leading_does_nothing() {
             continue;
         }
         let mut s = st(phase.clone(), Some(MINE), Ack::None);
-        let out = run(Variant::Guid, &mut s, command(Command::Resign));
+        let out = run(Knobs::GUID, &mut s, command(Command::Resign));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, st(phase.clone(), Some(MINE), Ack::None), "{phase:?}");
     }
@@ -640,7 +635,7 @@ fn resign_when_not_leading_does_nothing() {
 
 #[test]
 fn close_interrupts_a_pending_volunteer_but_not_an_acknowledgement() {
-    let election = Election::new(Variant::Guid);
+    let election = Election::new(Knobs::GUID);
     for phase in all_phases() {
         let s = st(phase.clone(), Some(MINE), Ack::None);
         let volunteering = !matches!(
@@ -665,14 +660,14 @@ fn close_interrupts_a_pending_volunteer_but_not_an_acknowledgement() {
 fn close_while_the_create_is_in_flight_deletes_the_node_its_reply_names() {
     for phase in [Phase::Creating, Phase::Recovering] {
         let mut s = st(phase.clone(), None, Ack::None);
-        let out = run(Variant::Guid, &mut s, command(Command::Close));
+        let out = run(Knobs::GUID, &mut s, command(Command::Close));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert!(s.contender.cancelled, "{phase:?}");
     }
     let mut s = st(Phase::Creating, None, Ack::None);
-    run(Variant::Guid, &mut s, command(Command::Close));
+    run(Knobs::GUID, &mut s, command(Command::Close));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(create_op("c0-n_"), created(at(MINE))),
     );
@@ -684,12 +679,12 @@ fn close_while_the_create_is_in_flight_deletes_the_node_its_reply_names() {
 fn careless_close_while_the_create_is_in_flight_forgets_the_node_to_come() {
     for phase in [Phase::Creating, Phase::Recovering] {
         let mut s = st(phase.clone(), None, Ack::None);
-        let out = run(Variant::CarelessClose, &mut s, command(Command::Close));
+        let out = run(Knobs::CARELESS_CLOSE, &mut s, command(Command::Close));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert_eq!(s, idle(), "{phase:?}");
         // The reply that names the node finds nobody who wants it.
         let out = run(
-            Variant::CarelessClose,
+            Knobs::CARELESS_CLOSE,
             &mut s,
             reply(create_op("c0-n_"), created(at(MINE))),
         );
@@ -718,7 +713,7 @@ fn close_of_a_known_node_deletes_it_in_every_variant() {
 
 #[test]
 fn close_of_a_leader_resigns() {
-    for variant in [Variant::Guid, Variant::CarelessClose] {
+    for variant in [Knobs::GUID, Knobs::CARELESS_CLOSE] {
         let mut s = leading(Ack::Done);
         let out = run(variant, &mut s, command(Command::Close));
         assert_eq!(
@@ -731,10 +726,7 @@ fn close_of_a_leader_resigns() {
         );
     }
     let mut s = idle();
-    assert_eq!(
-        run(Variant::Guid, &mut s, command(Command::Close)),
-        nothing()
-    );
+    assert_eq!(run(Knobs::GUID, &mut s, command(Command::Close)), nothing());
     assert_eq!(s, idle());
 }
 
@@ -746,14 +738,14 @@ fn ack_delete_reply_clears_the_ack() {
         Err(ErrorCode::SessionExpired),
     ] {
         let mut s = st(Phase::Releasing, Some(MINE), Ack::Deleting);
-        let out = run(Variant::Guid, &mut s, reply(ack_delete(), result.clone()));
+        let out = run(Knobs::GUID, &mut s, reply(ack_delete(), result.clone()));
         assert_eq!(out, nothing(), "{result:?}");
         assert_eq!(s, st(Phase::Releasing, Some(MINE), Ack::None), "{result:?}");
     }
     // After the node's delete came back first (careless resign's order).
     let mut s = st(Phase::Idle, None, Ack::Deleting);
     let out = run(
-        Variant::CarelessResign,
+        Knobs::CARELESS_RESIGN,
         &mut s,
         reply(ack_delete(), Ok(Response::Deleted)),
     );
@@ -765,7 +757,7 @@ fn ack_delete_reply_clears_the_ack() {
 fn node_delete_reply_ends_idle_and_leaves_the_ack_alone() {
     let mut s = st(Phase::Releasing, Some(MINE), Ack::Deleting);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(delete_op(MINE), Ok(Response::Deleted)),
     );
@@ -781,13 +773,13 @@ fn node_delete_reply_ends_idle_and_leaves_the_ack_alone() {
 fn expired_clears_the_ack_and_the_leader_observes_lost() {
     for ack in all_acks() {
         let mut s = leading(ack.clone());
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, effects(vec![], vec![Observation::Lost]), "{ack:?}");
         assert_eq!(s, st(Phase::Dead, None, Ack::None), "{ack:?}");
     }
     // Suspended (disconnected first) with its ack: lost too.
     let mut s = st(Phase::Suspended, Some(MINE), Ack::Done);
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
     assert_eq!(out, effects(vec![], vec![Observation::Lost]));
     assert_eq!(s, st(Phase::Dead, None, Ack::None));
 }
@@ -795,7 +787,7 @@ fn expired_clears_the_ack_and_the_leader_observes_lost() {
 #[test]
 fn closed_clears_the_ack_and_the_leader_observes_lost() {
     let mut s = leading(Ack::Done);
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::Closed));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::Closed));
     assert_eq!(out, effects(vec![], vec![Observation::Lost]));
     assert_eq!(s, st(Phase::Dead, None, Ack::None));
 }
@@ -803,7 +795,7 @@ fn closed_clears_the_ack_and_the_leader_observes_lost() {
 #[test]
 fn expired_while_waiting_to_lead_gives_up() {
     let mut s = st(watching(PRED), Some(MINE), Ack::None);
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::Expired));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::Expired));
     assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
     assert_eq!(s, st(Phase::Dead, None, Ack::None));
 }
@@ -812,7 +804,7 @@ fn expired_while_waiting_to_lead_gives_up() {
 fn disconnected_while_leading_suspends_and_keeps_the_ack() {
     for ack in all_acks() {
         let mut s = leading(ack.clone());
-        let out = run(Variant::Guid, &mut s, session(SessionEvent::Disconnected));
+        let out = run(Knobs::GUID, &mut s, session(SessionEvent::Disconnected));
         assert_eq!(
             out,
             effects(vec![], vec![Observation::Suspended]),
@@ -825,11 +817,11 @@ fn disconnected_while_leading_suspends_and_keeps_the_ack() {
 #[test]
 fn sync_connected_while_suspended_checks_again_and_leads_with_its_ack() {
     let mut s = st(Phase::Suspended, Some(MINE), Ack::Done);
-    let out = run(Variant::Guid, &mut s, session(SessionEvent::SyncConnected));
+    let out = run(Knobs::GUID, &mut s, session(SessionEvent::SyncConnected));
     assert_eq!(out, effects(vec![list_op()], vec![]));
     assert_eq!(s, st(Phase::Listing, Some(MINE), Ack::Done));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(), children(&[MINE, HIGHER])),
     );
@@ -880,7 +872,7 @@ fn is_busy_and_is_waiting_per_ack() {
 
 #[test]
 fn claims_only_its_own_live_node_and_never_the_ack() {
-    let election = Election::new(Variant::Guid);
+    let election = Election::new(Knobs::GUID);
     for phase in all_phases() {
         let s = st(phase.clone(), Some(MINE), Ack::Done);
         assert_eq!(election.claims(&s, MINE), phase != Phase::Dead, "{phase:?}");
@@ -895,7 +887,7 @@ fn init_is_idle_without_an_ack_and_the_directory_is_slash_election() {
         let election = Election::new(variant);
         assert_eq!(election.init(ME), idle());
         assert_eq!(election.directory(), &Path::new("/election"));
-        assert_eq!(election.variant, variant);
+        assert_eq!(election.knobs, variant);
     }
     assert_eq!(ACK, "/leader");
     assert_eq!(election::sequence(MINE), Some(3));
@@ -908,11 +900,11 @@ fn the_catalogue_names_variants_commands_and_properties() {
     assert_eq!(
         Election::VARIANTS,
         &[
-            ("guid", Variant::Guid),
-            ("watch_smallest", Variant::WatchSmallest),
-            ("watch_all", Variant::WatchAll),
-            ("careless_resign", Variant::CarelessResign),
-            ("careless_close", Variant::CarelessClose),
+            ("guid", Knobs::GUID),
+            ("watch_smallest", Knobs::WATCH_SMALLEST),
+            ("watch_all", Knobs::WATCH_ALL),
+            ("careless_resign", Knobs::CARELESS_RESIGN),
+            ("careless_close", Knobs::CARELESS_CLOSE),
         ]
     );
     assert_eq!(
@@ -946,7 +938,7 @@ fn the_catalogue_names_variants_commands_and_properties() {
 // Scripted interleavings through the whole world.
 // ---------------------------------------------------------------------------
 
-fn world(variant: Variant, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> World<Election> {
+fn world(variant: Knobs, scripts: Vec<Vec<Command>>, budget: FaultBudget) -> World<Election> {
     World::new(
         Election::new(variant),
         scripts,
@@ -1038,7 +1030,7 @@ fn acknowledges(client: usize) -> Vec<Action> {
 fn world_guid_leader_acknowledges_resigns_and_the_next_takes_over() {
     use Command::*;
     let world = world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![
             vec![Volunteer, Acknowledge, Resign],
             vec![Volunteer, Acknowledge],
@@ -1139,7 +1131,7 @@ fn world_guid_leader_acknowledges_resigns_and_the_next_takes_over() {
 fn world_leader_exists_reads_the_smallest_live_nodes_owner_on_quiescent_states() {
     use Command::*;
     let world = world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![vec![Volunteer, Acknowledge], vec![Volunteer]],
         FaultBudget::default(),
     );
@@ -1178,7 +1170,7 @@ fn world_leader_exists_reads_the_smallest_live_nodes_owner_on_quiescent_states()
 fn world_careless_resign_leaves_an_ack_whose_owner_is_not_the_smallest() {
     use Command::*;
     let world = world(
-        Variant::CarelessResign,
+        Knobs::CARELESS_RESIGN,
         vec![
             vec![Volunteer, Acknowledge, Resign],
             vec![Volunteer, Acknowledge],
@@ -1262,7 +1254,7 @@ fn world_guid_resign_keeps_the_ack_truthful_in_the_same_interleaving() {
     // resignation: the reference deletes /leader first, so it never lies.
     use Command::*;
     let world = world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![
             vec![Volunteer, Acknowledge, Resign],
             vec![Volunteer, Acknowledge],
@@ -1305,9 +1297,9 @@ fn world_watch_all_wakes_every_waiter_and_guid_only_the_next() {
     use Command::*;
     let scripts = vec![vec![Volunteer, Resign], vec![Volunteer], vec![Volunteer]];
     for (variant, herd, watched_by_c2) in [
-        (Variant::Guid, false, "c1-n_0000000001"),
-        (Variant::WatchSmallest, true, "c0-n_0000000000"),
-        (Variant::WatchAll, true, "c0-n_0000000000"),
+        (Knobs::GUID, false, "c1-n_0000000001"),
+        (Knobs::WATCH_SMALLEST, true, "c0-n_0000000000"),
+        (Knobs::WATCH_ALL, true, "c0-n_0000000000"),
     ] {
         let world = world(variant, scripts.clone(), FaultBudget::default());
         let init = world.init_states().remove(0);
@@ -1329,7 +1321,7 @@ fn world_watch_all_wakes_every_waiter_and_guid_only_the_next() {
 fn world_lost_ack_create_reply_is_recognised_by_its_data() {
     use Command::*;
     let world = world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![vec![Volunteer, Acknowledge]],
         FaultBudget::of(Kind::LoseReply, 1),
     );
@@ -1415,7 +1407,7 @@ fn world_lost_ack_create_reply_is_recognised_by_its_data() {
 fn world_expired_leader_loses_its_ack_with_its_session() {
     use Command::*;
     let world = world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![vec![Volunteer, Acknowledge], vec![Volunteer]],
         FaultBudget::default()
             .with(Kind::Disconnect, 1)
