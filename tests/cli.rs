@@ -2997,6 +2997,16 @@ fn every_kind_quoted() -> String {
 /// question under several variants side by side: the flawed column breaks
 /// what the file's own holds, a column's trace replays under its variant,
 /// and a bad knob, value or presets file is refused naming the key.
+/// The words of the side-by-side row that starts with `name`.
+fn row_words(stdout: &str, name: &str) -> Vec<String> {
+    (stdout.lines())
+        .find(|line| line.trim_start().starts_with(&format!("{name} ")))
+        .unwrap_or_else(|| panic!("no row {name}:\n{stdout}"))
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
 /// The election's variants are knobs too: the reference with one knob
 /// turned is the preset it makes (the file's own column, its counts the
 /// snapshot's), and a setting no preset names runs beside them.
@@ -3016,14 +3026,7 @@ fn the_elections_variants_are_knobs_turned_beside_each_other() {
         "{}",
         run.stdout
     );
-    let row = |name: &str| -> Vec<String> {
-        (run.stdout.lines())
-            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
-            .unwrap_or_else(|| panic!("no row {name}:\n{}", run.stdout))
-            .split_whitespace()
-            .map(str::to_string)
-            .collect()
-    };
+    let row = |name: &str| row_words(&run.stdout, name);
     assert_eq!(
         row("acknowledged_leader_is_smallest"),
         [
@@ -3084,14 +3087,7 @@ fn knobs_presets_and_variants_side_by_side() {
         traces.to_str().unwrap(),
     ]);
     expect_code(&run, 0, "side by side");
-    let row = |name: &str| {
-        (run.stdout.lines())
-            .find(|line| line.trim_start().starts_with(&format!("{name} ")))
-            .unwrap_or_else(|| panic!("no row {name}:\n{}", run.stdout))
-            .split_whitespace()
-            .map(str::to_string)
-            .collect::<Vec<_>>()
-    };
+    let row = |name: &str| row_words(&run.stdout, name);
     assert!(run.stdout.contains("guid (file's)"), "{}", run.stdout);
     assert_eq!(
         row("no_orphan_no_deadlock"),
