@@ -182,7 +182,7 @@ pub struct RevocableLock {
 
 impl RevocableLock {
     pub fn new(variant: Variant) -> RevocableLock {
-        let mut lock = SharedLock::new(shared_lock::Variant::Guid);
+        let mut lock = SharedLock::new(shared_lock::Knobs::GUID);
         lock.contender.fenced = variant == Variant::Fenced;
         // A node that vanished was revoked (the laser): give up, do not queue
         // again behind the holder it was revoked for.

@@ -29,14 +29,16 @@
 //! that, and nothing more.
 //!
 //! The steps themselves are the contender's ([`super::contender`]); what is the
-//! shared lock's own is the rule [`decide`], the variants, and its properties.
+//! shared lock's own is the rule [`decide`], its knobs, and its properties.
 //!
-//! Variants ([`Variant`]):
-//! - `guid`: the reference above, with the lock's GUID recovery and careful
-//!   session handling;
+//! Variants are presets of its one knob, `waits_on` ([`Knobs`]), which a
+//! scenario may turn (`[knobs]`, per client in `[[client]]`):
+//! - `guid` (`next`): the reference above, with the lock's GUID recovery and
+//!   careful session handling;
 //! - `lowest_write`: a reader watches the *lowest* `write-` node below it
 //!   rather than the next lower one (a misreading of step 4);
-//! - `herd`: waiters list the children *with* a watch and wake on every change.
+//! - `herd` (`children`): waiters list the children *with* a watch and wake
+//!   on every change.
 
 use std::sync::Arc;
 
@@ -47,15 +49,39 @@ use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::{Path, Store};
 
-/// The shared lock's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Guid,
-    LowestWrite,
-    Herd,
+crate::knob_value! {
+    /// Which node a waiter waits on.
+    pub enum WaitsOn {
+        /// the next lower node that blocks it, with `exists()` and a watch: a reader the next lower `write-` node, a writer the next lower node (the reference)
+        Next = "next",
+        /// a reader watches the lowest `write-` node below it instead of the next lower one (a misreading of step 4); a writer as the reference
+        LowestWrite = "lowest_write",
+        /// the lock node's children, listed with a watch: every change wakes every waiter (the herd effect)
+        Children = "children",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knobs! {
+    /// The shared lock's knobs. A variant is a preset of them
+    /// ([`Knobs::GUID`] and the others).
+    pub struct Knobs {
+        /// Which node a waiter waits on.
+        waits_on: WaitsOn,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const GUID: Knobs = Knobs {
+        waits_on: WaitsOn::Next,
+    };
+    pub const LOWEST_WRITE: Knobs = Knobs {
+        waits_on: WaitsOn::LowestWrite,
+    };
+    pub const HERD: Knobs = Knobs {
+        waits_on: WaitsOn::Children,
+    };
+}
 
 /// What the application asks of the shared lock.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,22 +95,22 @@ pub enum Command {
     Release,
 }
 
-/// The shared lock under one variant.
+/// The shared lock under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct SharedLock {
-    pub variant: Variant,
+    pub knobs: Knobs,
     pub(crate) contender: Contender,
 }
 
 impl SharedLock {
-    pub fn new(variant: Variant) -> SharedLock {
-        let rule = match variant {
-            Variant::LowestWrite => decide_lowest_write,
-            Variant::Guid | Variant::Herd => decide,
+    pub fn new(knobs: Knobs) -> SharedLock {
+        let rule = match knobs.waits_on {
+            WaitsOn::LowestWrite => decide_lowest_write,
+            WaitsOn::Next | WaitsOn::Children => decide,
         };
         let mut contender = Contender::new("/lock", rule);
-        contender.herd = variant == Variant::Herd;
-        SharedLock { variant, contender }
+        contender.herd = knobs.waits_on == WaitsOn::Children;
+        SharedLock { knobs, contender }
     }
 }
 
@@ -236,11 +262,11 @@ impl Catalogued for SharedLock {
             &["write", "release"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("guid", Variant::Guid),
-        ("lowest_write", Variant::LowestWrite),
-        ("herd", Variant::Herd),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("guid", Knobs::GUID),
+        ("lowest_write", Knobs::LOWEST_WRITE),
+        ("herd", Knobs::HERD),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("read", Command::Read),
@@ -251,8 +277,8 @@ impl Catalogued for SharedLock {
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> SharedLock {
-        SharedLock::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> SharedLock {
+        SharedLock::new(knobs)
     }
 
     fn properties() -> Vec<Promise<SharedLock>> {

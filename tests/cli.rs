@@ -3007,11 +3007,12 @@ fn row_words(stdout: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// The election's variants are knobs too: the reference with one knob
-/// turned is the preset it makes (the file's own column, its counts the
-/// snapshot's), and a setting no preset names runs beside them.
+/// The election's and the shared lock's variants are knobs too: the
+/// reference with one knob turned is the preset it makes (the file's own
+/// column, its counts the snapshot's), and a setting no preset names runs
+/// beside them.
 #[test]
-fn the_elections_variants_are_knobs_turned_beside_each_other() {
+fn the_election_and_shared_lock_variants_are_knobs_turned_beside_each_other() {
     let file = "scenarios/election/careless_resign_2_clients.toml";
     let run = zoocheck([
         "check",
@@ -3048,6 +3049,26 @@ fn the_elections_variants_are_knobs_turned_beside_each_other() {
         "{}\n{pinned}",
         run.stdout
     );
+    // The shared lock's too: its herd is the reference with waits_on turned.
+    let herd = "scenarios/shared_lock/herd_3_clients.toml";
+    let run = zoocheck(["check", herd, "--variants", "guid waits_on=children, guid"]);
+    expect_code(&run, 0, "the shared lock side by side");
+    assert!(
+        run.stdout
+            .contains("side by side (its file's variant: guid waits_on=children)"),
+        "{}",
+        run.stdout
+    );
+    let pinned =
+        std::fs::read_to_string(manifest_dir().join("snapshots/shared_lock__herd_3_clients.snap"))
+            .unwrap();
+    let counts = row_words(&run.stdout, "unique");
+    assert!(
+        pinned.contains(&format!("\nstates: {} unique, ", counts[2])),
+        "{}\n{pinned}",
+        run.stdout
+    );
+
     // An unknown value is refused, naming the knob and its values.
     let run = zoocheck(["check", file, "--variants", "guid resigns=never"]);
     expect_code(&run, 2, "an unknown value");

@@ -936,13 +936,13 @@ fn shared(phase: Phase, role: Role, node: Option<&str>) -> shared_lock::State {
 
 fn run_shared(state: &mut shared_lock::State, input: Input<shared_lock::Command>) -> Effects {
     let mut out = Effects::default();
-    SharedLock::new(shared_lock::Variant::Guid).handle(ME, state, input, &mut out);
+    SharedLock::new(shared_lock::Knobs::GUID).handle(ME, state, input, &mut out);
     out
 }
 
 #[test]
 fn shared_read_and_write_create_their_kinds_of_node() {
-    let lock = SharedLock::new(shared_lock::Variant::Guid);
+    let lock = SharedLock::new(shared_lock::Knobs::GUID);
     for (cmd, prefix, role) in [
         (shared_lock::Command::Read, "c0-read-", Role::Read),
         (shared_lock::Command::Write, "c0-write-", Role::Write),
@@ -1026,7 +1026,7 @@ fn tree(dir: &Path, nodes: &[(&str, i32)]) -> Store {
 
 #[test]
 fn shared_released_together_only_for_a_reader_no_writer_precedes() {
-    let lock = SharedLock::new(shared_lock::Variant::Guid);
+    let lock = SharedLock::new(shared_lock::Knobs::GUID);
     let dir = lock.directory().clone();
     let kids = tree(
         &dir,
@@ -1084,7 +1084,7 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
 /// number below the reader's.
 #[test]
 fn shared_released_together_reads_the_numbers_the_server_gave() {
-    let lock = SharedLock::new(shared_lock::Variant::Guid);
+    let lock = SharedLock::new(shared_lock::Knobs::GUID);
     let dir = lock.directory().clone();
     let mut store = Store::new(StoreConfig {
         sequence_bits: 3,
@@ -1242,7 +1242,7 @@ fn world_guid_honours_a_revoke_written_before_its_watch() {
 
 fn shared_world(scripts: Vec<Vec<shared_lock::Command>>) -> World<SharedLock> {
     World::new(
-        SharedLock::new(shared_lock::Variant::Guid),
+        SharedLock::new(shared_lock::Knobs::GUID),
         scripts,
         <SharedLock as Catalogued>::properties,
     )
