@@ -36,15 +36,21 @@
 //! died with the old one; `unlock` writes in flight when the session ended
 //! are answered SESSIONEXPIRED, and the revoker is done with them.
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of three knobs ([`Knobs`]), which a scenario may
+//! turn one by one (`[knobs]`, per client in `[[client]]`):
 //! - `guid`: the reference above, on the reference shared lock;
-//! - `watch_only`: the holder reacts to the notification only, not to the data
-//!   its own `getData()` returns, so it misses a revoke written before its
-//!   watch was set;
-//! - `ignore_while_waiting`: a client that reads `unlock` before it holds
-//!   ignores it (it holds nothing yet) and never reads it again;
-//! - `fenced`: the reference, with the holder handing its sequencer to the
-//!   protected resource (what makes the laser beams safe).
+//! - `watch_only` (`reads = "events_only"`): the holder reacts to the
+//!   notification only, not to the data its own `getData()` returns, so it
+//!   misses a revoke written before its watch was set;
+//! - `ignore_while_waiting` (`while_waiting = "ignores"`): a client that
+//!   reads `unlock` before it holds ignores it (it holds nothing yet) and
+//!   never reads it again;
+//! - `fenced` (`fenced = true`): the reference, with the holder handing its
+//!   sequencer to the protected resource (what makes the laser beams safe).
+//!
+//! The knobs are about separate things (what a client reads, what it does
+//! with a request while it waits, what the resource is told), so every
+//! combination is a coherent revocable lock.
 
 use std::sync::Arc;
 
@@ -62,16 +68,59 @@ use crate::world::{Run, Status, World, WorldState};
 /// What the revoker writes.
 pub const UNLOCK: &[u8] = b"unlock";
 
-/// The revocable lock's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Guid,
-    WatchOnly,
-    IgnoreWhileWaiting,
-    Fenced,
+crate::knob_value! {
+    /// Where a client learns that it is asked to release.
+    pub enum Reads {
+        /// in the data its own `getData()` of its node returns and in each notification of a change to it (the reference)
+        DataAndEvents = "data_and_events",
+        /// in the notification only: a revoke written before its watch was set goes unseen
+        EventsOnly = "events_only",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// What a client that is asked to release before it holds does.
+    pub enum WhileWaiting {
+        /// gives up its attempt: deletes its node and returns without the lock (the reference)
+        GivesUp = "gives_up",
+        /// ignores it, since it holds nothing yet, and never reads it again
+        Ignores = "ignores",
+    }
+}
+
+crate::knobs! {
+    /// The revocable lock's knobs. A variant is a preset of them
+    /// ([`Knobs::GUID`] and the others).
+    pub struct Knobs {
+        /// Where a client learns that it is asked to release.
+        reads: Reads,
+        /// What a client asked to release before it holds does.
+        while_waiting: WhileWaiting,
+        /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (what makes the laser beams safe).
+        fenced: bool,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const GUID: Knobs = Knobs {
+        reads: Reads::DataAndEvents,
+        while_waiting: WhileWaiting::GivesUp,
+        fenced: false,
+    };
+    pub const WATCH_ONLY: Knobs = Knobs {
+        reads: Reads::EventsOnly,
+        ..Knobs::GUID
+    };
+    pub const IGNORE_WHILE_WAITING: Knobs = Knobs {
+        while_waiting: WhileWaiting::Ignores,
+        ..Knobs::GUID
+    };
+    pub const FENCED: Knobs = Knobs {
+        fenced: true,
+        ..Knobs::GUID
+    };
+}
 
 /// What the application asks: the shared lock's commands, and the revoker's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -173,21 +222,21 @@ impl std::fmt::Display for State {
     }
 }
 
-/// The revocable lock under one variant.
+/// The revocable lock under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct RevocableLock {
-    pub variant: Variant,
+    pub knobs: Knobs,
     lock: SharedLock,
 }
 
 impl RevocableLock {
-    pub fn new(variant: Variant) -> RevocableLock {
+    pub fn new(knobs: Knobs) -> RevocableLock {
         let mut lock = SharedLock::new(shared_lock::Knobs::GUID);
-        lock.contender.fenced = variant == Variant::Fenced;
+        lock.contender.fenced = knobs.fenced;
         // A node that vanished was revoked (the laser): give up, do not queue
         // again behind the holder it was revoked for.
         lock.contender.recreate_missing = false;
-        RevocableLock { variant, lock }
+        RevocableLock { knobs, lock }
     }
 
     fn contender(&self) -> &Contender {
@@ -233,7 +282,7 @@ impl RevocableLock {
             }
             _ => false,
         };
-        if !unlock || (first && self.variant == Variant::WatchOnly) {
+        if !unlock || (first && self.knobs.reads == Reads::EventsOnly) {
             return;
         }
         state.asked = Some(if first {
@@ -241,7 +290,7 @@ impl RevocableLock {
         } else {
             Asked::AfterWatch
         });
-        if self.variant == Variant::IgnoreWhileWaiting && !state.lock.holds() {
+        if self.knobs.while_waiting == WhileWaiting::Ignores && !state.lock.holds() {
             return;
         }
         self.contender().give_up(&mut state.lock, out);
@@ -487,12 +536,12 @@ impl Catalogued for RevocableLock {
             &["revoke"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("guid", Variant::Guid),
-        ("watch_only", Variant::WatchOnly),
-        ("ignore_while_waiting", Variant::IgnoreWhileWaiting),
-        ("fenced", Variant::Fenced),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("guid", Knobs::GUID),
+        ("watch_only", Knobs::WATCH_ONLY),
+        ("ignore_while_waiting", Knobs::IGNORE_WHILE_WAITING),
+        ("fenced", Knobs::FENCED),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("read", Command::Read),
@@ -505,12 +554,8 @@ impl Catalogued for RevocableLock {
 
     type Params = NoParams;
 
-    fn build(
-        variant: Variant,
-        _params: &NoParams,
-        _scripts: &[Vec<Self::Command>],
-    ) -> RevocableLock {
-        RevocableLock::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> RevocableLock {
+        RevocableLock::new(knobs)
     }
 
     fn properties() -> Vec<Promise<RevocableLock>> {

@@ -2993,10 +2993,6 @@ fn every_kind_quoted() -> String {
     quoted.join(", ")
 }
 
-/// A knob turned in a scenario, a preset of a presets file, and the same
-/// question under several variants side by side: the flawed column breaks
-/// what the file's own holds, a column's trace replays under its variant,
-/// and a bad knob, value or presets file is refused naming the key.
 /// The words of the side-by-side row that starts with `name`.
 fn row_words(stdout: &str, name: &str) -> Vec<String> {
     (stdout.lines())
@@ -3007,29 +3003,45 @@ fn row_words(stdout: &str, name: &str) -> Vec<String> {
         .collect()
 }
 
-/// The election's and the shared lock's variants are knobs too: the
-/// reference with one knob turned is the preset it makes (the file's own
-/// column, its counts the snapshot's), and a setting no preset names runs
-/// beside them.
-#[test]
-fn the_election_and_shared_lock_variants_are_knobs_turned_beside_each_other() {
-    let file = "scenarios/election/careless_resign_2_clients.toml";
-    let run = zoocheck([
-        "check",
-        file,
-        "--variants",
-        "guid resigns=node_first, guid, watch_all on_close=forget",
-    ]);
-    expect_code(&run, 0, "side by side");
+/// `check FILE --variants VARIANTS`, which must succeed, name `own` as the
+/// file's variant, and count in its first column the unique states the
+/// file's snapshot pins; its stdout.
+fn side_by_side(file: &str, variants: &str, own: &str) -> String {
+    let run = zoocheck(["check", file, "--variants", variants]);
+    expect_code(&run, 0, file);
+    let head = format!("side by side (its file's variant: {own})");
+    assert!(run.stdout.contains(&head), "{}", run.stdout);
+    let (recipe, name) = file
+        .trim_start_matches("scenarios/")
+        .trim_end_matches(".toml")
+        .split_once('/')
+        .unwrap();
+    let snapshot = manifest_dir().join(format!("snapshots/{recipe}__{name}.snap"));
+    let pinned = std::fs::read_to_string(snapshot).unwrap();
+    let counts = row_words(&run.stdout, "unique");
     assert!(
-        run.stdout
-            .contains("side by side (its file's variant: guid resigns=node_first)"),
-        "{}",
+        pinned.contains(&format!("\nstates: {} unique, ", counts[2])),
+        "{}\n{pinned}",
         run.stdout
     );
-    let row = |name: &str| row_words(&run.stdout, name);
+    run.stdout
+}
+
+/// The election's, the shared lock's and the revocable lock's variants are
+/// knobs too: the reference with one knob turned is the preset it makes (the
+/// file's own column, its counts the snapshot's), and a setting no preset
+/// names runs beside them.
+#[test]
+fn the_election_and_shared_and_revocable_lock_variants_are_knobs_turned_beside_each_other() {
+    let file = "scenarios/election/careless_resign_2_clients.toml";
+    let own = "guid resigns=node_first";
+    let stdout = side_by_side(
+        file,
+        &format!("{own}, guid, watch_all on_close=forget"),
+        own,
+    );
     assert_eq!(
-        row("acknowledged_leader_is_smallest"),
+        row_words(&stdout, "acknowledged_leader_is_smallest"),
         [
             "acknowledged_leader_is_smallest",
             "violated",
@@ -3039,34 +3051,18 @@ fn the_election_and_shared_lock_variants_are_knobs_turned_beside_each_other() {
             "holds"
         ]
     );
-    let pinned = std::fs::read_to_string(
-        manifest_dir().join("snapshots/election__careless_resign_2_clients.snap"),
-    )
-    .unwrap();
-    let counts = row("unique");
-    assert!(
-        pinned.contains(&format!("\nstates: {} unique, ", counts[2])),
-        "{}\n{pinned}",
-        run.stdout
-    );
     // The shared lock's too: its herd is the reference with waits_on turned.
     let herd = "scenarios/shared_lock/herd_3_clients.toml";
-    let run = zoocheck(["check", herd, "--variants", "guid waits_on=children, guid"]);
-    expect_code(&run, 0, "the shared lock side by side");
-    assert!(
-        run.stdout
-            .contains("side by side (its file's variant: guid waits_on=children)"),
-        "{}",
-        run.stdout
+    side_by_side(
+        herd,
+        "guid waits_on=children, guid",
+        "guid waits_on=children",
     );
-    let pinned =
-        std::fs::read_to_string(manifest_dir().join("snapshots/shared_lock__herd_3_clients.snap"))
-            .unwrap();
-    let counts = row_words(&run.stdout, "unique");
-    assert!(
-        pinned.contains(&format!("\nstates: {} unique, ", counts[2])),
-        "{}\n{pinned}",
-        run.stdout
+    // The revocable lock's: watch_only is the reference reading events only.
+    side_by_side(
+        "scenarios/revocable_lock/watch_only_revoke.toml",
+        "guid reads=events_only, guid while_waiting=ignores fenced=true",
+        "guid reads=events_only",
     );
 
     // An unknown value is refused, naming the knob and its values.
@@ -3079,6 +3075,10 @@ fn the_election_and_shared_lock_variants_are_knobs_turned_beside_each_other() {
     );
 }
 
+/// A knob turned in a scenario, a preset of a presets file, and the same
+/// question under several variants side by side: the flawed column breaks
+/// what the file's own holds, a column's trace replays under its variant,
+/// and a bad knob, value or presets file is refused naming the key.
 #[test]
 fn knobs_presets_and_variants_side_by_side() {
     let dir = TempDir::new("knobs");

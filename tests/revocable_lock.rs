@@ -20,7 +20,7 @@ use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::models::contender::{self, Phase};
 use zoocheck::models::revocable_lock::{
-    self, Asked, Command, RevocableLock, Revoker, State, Variant,
+    self, Asked, Command, Knobs, RevocableLock, Revoker, State,
 };
 use zoocheck::models::shared_lock::{self, SharedLock};
 use zoocheck::properties;
@@ -48,11 +48,11 @@ const PRED: &str = "c1-write-0000000001";
 /// The lowest node: a third client's reader.
 const LOWEST: &str = "c2-read-0000000000";
 
-const ALL_VARIANTS: [Variant; 4] = [
-    Variant::Guid,
-    Variant::WatchOnly,
-    Variant::IgnoreWhileWaiting,
-    Variant::Fenced,
+const ALL_VARIANTS: [Knobs; 4] = [
+    Knobs::GUID,
+    Knobs::WATCH_ONLY,
+    Knobs::IGNORE_WHILE_WAITING,
+    Knobs::FENCED,
 ];
 
 /// A lock user's state: the contender's phase and node, whether its first
@@ -72,7 +72,7 @@ fn user(phase: Phase, node: Option<&str>, watching_data: bool, asked: Option<Ask
 
 /// A fresh process: what `init` gives.
 fn fresh() -> State {
-    RevocableLock::new(Variant::Guid).init(ME)
+    RevocableLock::new(Knobs::GUID).init(ME)
 }
 
 fn revoker(revoker: Revoker) -> State {
@@ -91,7 +91,7 @@ fn watching(name: &str) -> Phase {
 }
 
 /// Hands `input` to a revocable lock of `variant` as client 0's first process.
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects {
     let mut out = Effects::default();
     RevocableLock::new(variant).handle(ME, state, input, &mut out);
     out
@@ -159,7 +159,7 @@ fn write_from_idle_creates_a_write_node() {
 #[test]
 fn read_from_idle_creates_a_read_node() {
     let mut s = fresh();
-    let out = run(Variant::Guid, &mut s, command(Command::Read));
+    let out = run(Knobs::GUID, &mut s, command(Command::Read));
     assert_eq!(out, effects(vec![create_op("c0-read-")], vec![]));
     assert_eq!(s.lock.phase, Phase::Creating);
     assert_eq!(s.lock.role, Role::Read);
@@ -169,7 +169,7 @@ fn read_from_idle_creates_a_read_node() {
 #[test]
 fn acquire_from_idle_forgets_the_previous_attempts_request() {
     let mut s = user(Phase::Idle, None, true, Some(Asked::AfterWatch));
-    let out = run(Variant::Guid, &mut s, command(Command::Write));
+    let out = run(Knobs::GUID, &mut s, command(Command::Write));
     assert_eq!(out, effects(vec![create_op("c0-write-")], vec![]));
     assert_eq!(s, user(Phase::Creating, None, false, None));
 }
@@ -178,7 +178,7 @@ fn acquire_from_idle_forgets_the_previous_attempts_request() {
 fn acquire_while_not_idle_does_nothing() {
     let mut s = user(Phase::Held, Some(MINE), true, Some(Asked::AfterWatch));
     let before = s.clone();
-    let out = run(Variant::Guid, &mut s, command(Command::Write));
+    let out = run(Knobs::GUID, &mut s, command(Command::Write));
     assert_eq!(out, nothing());
     assert_eq!(s, before);
 }
@@ -208,7 +208,7 @@ fn created_reply_reads_own_node_with_watch_before_listing() {
 #[test]
 fn create_connection_loss_recovers_by_guid_without_reading() {
     let mut s = user(Phase::Creating, None, false, None);
-    let out = run(Variant::Guid, &mut s, reply(create_op("c0-write-"), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(create_op("c0-write-"), lost()));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, user(Phase::Recovering, None, false, None));
 }
@@ -217,7 +217,7 @@ fn create_connection_loss_recovers_by_guid_without_reading() {
 fn recovery_adopting_our_node_reads_it_before_the_decisions_request() {
     let mut s = user(Phase::Recovering, None, false, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[MINE, LOWEST, PRED])),
     );
@@ -229,7 +229,7 @@ fn recovery_adopting_our_node_reads_it_before_the_decisions_request() {
 fn recovery_adopting_our_node_that_holds_reads_it_and_acquires() {
     let mut s = user(Phase::Recovering, None, false, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&["c1-read-0000000004", MINE])),
     );
@@ -251,7 +251,7 @@ fn recovery_adopting_our_node_that_holds_reads_it_and_acquires() {
 fn recovery_without_our_node_creates_again_and_reads_nothing() {
     let mut s = user(Phase::Recovering, None, false, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[PRED, "c0r1-write-0000000002"])),
     );
@@ -263,7 +263,7 @@ fn recovery_without_our_node_creates_again_and_reads_nothing() {
 fn listing_reply_with_a_known_node_does_not_read_it_again() {
     let mut s = user(Phase::Listing, Some(MINE), true, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[PRED, MINE])),
     );
@@ -272,7 +272,7 @@ fn listing_reply_with_a_known_node_does_not_read_it_again() {
 
     let mut s = user(Phase::Listing, Some(MINE), true, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[MINE])),
     );
@@ -296,7 +296,7 @@ fn listing_reply_with_a_known_node_does_not_read_it_again() {
 
 #[test]
 fn first_data_unlock_while_held_releases_asked_before_watch() {
-    for variant in [Variant::Guid, Variant::IgnoreWhileWaiting, Variant::Fenced] {
+    for variant in [Knobs::GUID, Knobs::IGNORE_WHILE_WAITING, Knobs::FENCED] {
         let mut s = user(Phase::Held, Some(MINE), false, None);
         let out = run(variant, &mut s, reply(read_op(MINE), unlock()));
         assert_eq!(
@@ -316,7 +316,7 @@ fn first_data_unlock_while_held_releases_asked_before_watch() {
 fn first_data_unlock_while_waiting_abandons_asked_before_watch() {
     for phase in waiting_phases() {
         let mut s = user(phase.clone(), Some(MINE), false, None);
-        let out = run(Variant::Guid, &mut s, reply(read_op(MINE), unlock()));
+        let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), unlock()));
         assert_eq!(
             out,
             effects(vec![delete_op(MINE)], vec![Observation::GaveUp]),
@@ -338,7 +338,7 @@ fn first_data_unlock_while_waiting_abandons_asked_before_watch() {
 #[test]
 fn first_data_unlock_while_suspended_releases_without_observing() {
     let mut s = user(Phase::Suspended, Some(MINE), false, None);
-    let out = run(Variant::Guid, &mut s, reply(read_op(MINE), unlock()));
+    let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), unlock()));
     assert_eq!(out, effects(vec![delete_op(MINE)], vec![]));
     assert_eq!(
         s,
@@ -368,7 +368,7 @@ fn reread_unlock_while_held_releases_asked_after_watch() {
 fn reread_unlock_while_waiting_abandons_asked_after_watch() {
     for phase in waiting_phases() {
         let mut s = user(phase.clone(), Some(MINE), true, None);
-        let out = run(Variant::Guid, &mut s, reply(read_op(MINE), unlock()));
+        let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), unlock()));
         assert_eq!(
             out,
             effects(vec![delete_op(MINE)], vec![Observation::GaveUp]),
@@ -388,7 +388,7 @@ fn data_without_unlock_does_nothing_but_mark_the_watch_set() {
         for first in [true, false] {
             let mut s = user(Phase::Held, Some(MINE), !first, None);
             let out = run(
-                Variant::Guid,
+                Knobs::GUID,
                 &mut s,
                 reply(read_op(MINE), read(contents.clone())),
             );
@@ -402,7 +402,7 @@ fn data_without_unlock_does_nothing_but_mark_the_watch_set() {
 fn data_other_error_does_nothing_but_mark_the_watch_set() {
     let mut s = user(Phase::Held, Some(MINE), false, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(read_op(MINE), Err(ErrorCode::SessionExpired)),
     );
@@ -414,7 +414,7 @@ fn data_other_error_does_nothing_but_mark_the_watch_set() {
 fn watch_only_first_data_unlock_is_ignored() {
     for phase in [Phase::Held, Phase::Listing, watching(PRED)] {
         let mut s = user(phase.clone(), Some(MINE), false, None);
-        let out = run(Variant::WatchOnly, &mut s, reply(read_op(MINE), unlock()));
+        let out = run(Knobs::WATCH_ONLY, &mut s, reply(read_op(MINE), unlock()));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, user(phase.clone(), Some(MINE), true, None), "{phase:?}");
     }
@@ -424,19 +424,19 @@ fn watch_only_first_data_unlock_is_ignored() {
 fn watch_only_acts_on_unlock_reread_after_node_data_changed() {
     let mut s = user(Phase::Held, Some(MINE), false, None);
     // The first reply says unlock: ignored.
-    let out = run(Variant::WatchOnly, &mut s, reply(read_op(MINE), unlock()));
+    let out = run(Knobs::WATCH_ONLY, &mut s, reply(read_op(MINE), unlock()));
     assert_eq!(out, nothing());
     assert_eq!(s, user(Phase::Held, Some(MINE), true, None));
     // Its watch fires (someone wrote unlock again): it reads again.
     let out = run(
-        Variant::WatchOnly,
+        Knobs::WATCH_ONLY,
         &mut s,
         event(EventType::NodeDataChanged, at(MINE)),
     );
     assert_eq!(out, effects(vec![read_op(MINE)], vec![]));
     assert_eq!(s, user(Phase::Held, Some(MINE), true, None));
     // This time it releases.
-    let out = run(Variant::WatchOnly, &mut s, reply(read_op(MINE), unlock()));
+    let out = run(Knobs::WATCH_ONLY, &mut s, reply(read_op(MINE), unlock()));
     assert_eq!(
         out,
         effects(vec![delete_op(MINE)], vec![Observation::Released])
@@ -453,7 +453,7 @@ fn ignore_while_waiting_unlock_while_waiting_is_noted_but_not_acted_on() {
         for (first, when) in [(true, Asked::BeforeWatch), (false, Asked::AfterWatch)] {
             let mut s = user(phase.clone(), Some(MINE), !first, None);
             let out = run(
-                Variant::IgnoreWhileWaiting,
+                Knobs::IGNORE_WHILE_WAITING,
                 &mut s,
                 reply(read_op(MINE), unlock()),
             );
@@ -472,7 +472,7 @@ fn ignore_while_waiting_unlock_while_held_releases() {
     for (first, when) in [(true, Asked::BeforeWatch), (false, Asked::AfterWatch)] {
         let mut s = user(Phase::Held, Some(MINE), !first, None);
         let out = run(
-            Variant::IgnoreWhileWaiting,
+            Knobs::IGNORE_WHILE_WAITING,
             &mut s,
             reply(read_op(MINE), unlock()),
         );
@@ -493,7 +493,7 @@ fn ignore_while_waiting_unlock_while_held_releases() {
 fn data_nonode_while_held_is_lost() {
     for first in [true, false] {
         let mut s = user(Phase::Held, Some(MINE), !first, None);
-        let out = run(Variant::Guid, &mut s, reply(read_op(MINE), nonode()));
+        let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), nonode()));
         assert_eq!(out, effects(vec![], vec![Observation::Lost]));
         assert_eq!(s.lock.phase, Phase::Idle);
         assert_eq!(s.lock.node, None);
@@ -505,7 +505,7 @@ fn data_nonode_while_held_is_lost() {
 fn data_nonode_while_waiting_gives_up() {
     for phase in waiting_phases() {
         let mut s = user(phase.clone(), Some(MINE), false, None);
-        let out = run(Variant::Guid, &mut s, reply(read_op(MINE), nonode()));
+        let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), nonode()));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert_eq!(s.lock.phase, Phase::Idle, "{phase:?}");
         assert_eq!(s.lock.node, None, "{phase:?}");
@@ -516,7 +516,7 @@ fn data_nonode_while_waiting_gives_up() {
 fn data_nonode_while_releasing_changes_nothing() {
     for phase in [Phase::Releasing, Phase::Abandoning] {
         let mut s = user(phase.clone(), Some(MINE), true, Some(Asked::AfterWatch));
-        let out = run(Variant::Guid, &mut s, reply(read_op(MINE), nonode()));
+        let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), nonode()));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(
             s,
@@ -530,10 +530,10 @@ fn data_nonode_while_releasing_changes_nothing() {
 fn data_connection_loss_reads_again_keeping_first_read_pending() {
     // The first read lost: still the first, so a later unlock is BeforeWatch.
     let mut s = user(Phase::Held, Some(MINE), false, None);
-    let out = run(Variant::Guid, &mut s, reply(read_op(MINE), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), lost()));
     assert_eq!(out, effects(vec![read_op(MINE)], vec![]));
     assert_eq!(s, user(Phase::Held, Some(MINE), false, None));
-    let out = run(Variant::Guid, &mut s, reply(read_op(MINE), unlock()));
+    let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), unlock()));
     assert_eq!(
         out,
         effects(vec![delete_op(MINE)], vec![Observation::Released])
@@ -542,7 +542,7 @@ fn data_connection_loss_reads_again_keeping_first_read_pending() {
 
     // A re-read lost: still a re-read.
     let mut s = user(watching(PRED), Some(MINE), true, None);
-    let out = run(Variant::Guid, &mut s, reply(read_op(MINE), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(read_op(MINE), lost()));
     assert_eq!(out, effects(vec![read_op(MINE)], vec![]));
     assert_eq!(s, user(watching(PRED), Some(MINE), true, None));
 }
@@ -550,7 +550,7 @@ fn data_connection_loss_reads_again_keeping_first_read_pending() {
 #[test]
 fn data_reply_for_another_node_is_ignored() {
     let mut s = user(watching(PRED), Some(MINE), false, None);
-    let out = run(Variant::Guid, &mut s, reply(read_op(PRED), unlock()));
+    let out = run(Knobs::GUID, &mut s, reply(read_op(PRED), unlock()));
     assert_eq!(out, nothing());
     assert_eq!(s, user(watching(PRED), Some(MINE), false, None));
 }
@@ -564,7 +564,7 @@ fn node_data_changed_on_own_node_reads_it_again_with_watch() {
     for phase in [Phase::Held, Phase::Listing, watching(PRED)] {
         let mut s = user(phase.clone(), Some(MINE), true, None);
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             event(EventType::NodeDataChanged, at(MINE)),
         );
@@ -576,11 +576,7 @@ fn node_data_changed_on_own_node_reads_it_again_with_watch() {
 #[test]
 fn node_deleted_on_own_node_while_held_is_lost() {
     let mut s = user(Phase::Held, Some(MINE), true, None);
-    let out = run(
-        Variant::Guid,
-        &mut s,
-        event(EventType::NodeDeleted, at(MINE)),
-    );
+    let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(MINE)));
     assert_eq!(out, effects(vec![], vec![Observation::Lost]));
     assert_eq!(s, user(Phase::Idle, None, true, None));
 }
@@ -589,11 +585,7 @@ fn node_deleted_on_own_node_while_held_is_lost() {
 fn node_deleted_on_own_node_while_waiting_gives_up() {
     for phase in waiting_phases() {
         let mut s = user(phase.clone(), Some(MINE), true, None);
-        let out = run(
-            Variant::Guid,
-            &mut s,
-            event(EventType::NodeDeleted, at(MINE)),
-        );
+        let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(MINE)));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert_eq!(s, user(Phase::Idle, None, true, None), "{phase:?}");
     }
@@ -603,11 +595,7 @@ fn node_deleted_on_own_node_while_waiting_gives_up() {
 fn node_deleted_on_own_node_while_releasing_observes_nothing() {
     for phase in [Phase::Releasing, Phase::Abandoning] {
         let mut s = user(phase.clone(), Some(MINE), true, Some(Asked::AfterWatch));
-        let out = run(
-            Variant::Guid,
-            &mut s,
-            event(EventType::NodeDeleted, at(MINE)),
-        );
+        let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(MINE)));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(
             s,
@@ -620,11 +608,7 @@ fn node_deleted_on_own_node_while_releasing_observes_nothing() {
 #[test]
 fn predecessor_deleted_goes_back_to_step_2_as_the_contender_does() {
     let mut s = user(watching(PRED), Some(MINE), true, None);
-    let out = run(
-        Variant::Guid,
-        &mut s,
-        event(EventType::NodeDeleted, at(PRED)),
-    );
+    let out = run(Knobs::GUID, &mut s, event(EventType::NodeDeleted, at(PRED)));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, user(Phase::Listing, Some(MINE), true, None));
 }
@@ -633,7 +617,7 @@ fn predecessor_deleted_goes_back_to_step_2_as_the_contender_does() {
 fn other_events_on_own_node_are_ignored() {
     for kind in [EventType::NodeCreated, EventType::NodeChildrenChanged] {
         let mut s = user(Phase::Held, Some(MINE), true, None);
-        let out = run(Variant::Guid, &mut s, event(kind, at(MINE)));
+        let out = run(Knobs::GUID, &mut s, event(kind, at(MINE)));
         assert_eq!(out, nothing(), "{kind:?}");
         assert_eq!(s, user(Phase::Held, Some(MINE), true, None), "{kind:?}");
     }
@@ -665,14 +649,14 @@ fn listing_without_our_node_gives_up_instead_of_creating_again() {
 fn suspended_holder_that_finds_its_node_gone_gives_up() {
     let mut s = user(Phase::Suspended, Some(MINE), true, None);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         Input::Session(SessionEvent::SyncConnected),
     );
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(s, user(Phase::Listing, Some(MINE), true, None));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(false), children(&[PRED])),
     );
@@ -687,12 +671,12 @@ fn suspended_holder_that_finds_its_node_gone_gives_up() {
 #[test]
 fn work_by_a_writer_uses_the_resource_fenced_with_its_sequencer() {
     let mut s = user(Phase::Held, Some(MINE), true, None);
-    let out = run(Variant::Guid, &mut s, command(Command::Work));
+    let out = run(Knobs::GUID, &mut s, command(Command::Work));
     assert_eq!(
         out,
         effects(vec![], vec![Observation::Used { sequencer: None }])
     );
-    let out = run(Variant::Fenced, &mut s, command(Command::Work));
+    let out = run(Knobs::FENCED, &mut s, command(Command::Work));
     assert_eq!(
         out,
         effects(vec![], vec![Observation::Used { sequencer: Some(3) }])
@@ -700,21 +684,21 @@ fn work_by_a_writer_uses_the_resource_fenced_with_its_sequencer() {
     // A reader reads: nothing the properties follow.
     let mut s = user(Phase::Held, Some("c0-read-0000000003"), true, None);
     s.lock.role = Role::Read;
-    let out = run(Variant::Fenced, &mut s, command(Command::Work));
+    let out = run(Knobs::FENCED, &mut s, command(Command::Work));
     assert_eq!(out, nothing());
 }
 
 #[test]
 fn release_while_held_observes_released_and_deletes() {
     let mut s = user(Phase::Held, Some(MINE), true, None);
-    let out = run(Variant::Guid, &mut s, command(Command::Release));
+    let out = run(Knobs::GUID, &mut s, command(Command::Release));
     assert_eq!(
         out,
         effects(vec![delete_op(MINE)], vec![Observation::Released])
     );
     assert_eq!(s, user(Phase::Releasing, Some(MINE), true, None));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(delete_op(MINE), Ok(Response::Deleted)),
     );
@@ -728,9 +712,9 @@ fn release_while_held_observes_released_and_deletes() {
 
 #[test]
 fn revoke_lists_the_lock_node_with_a_watch() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     let mut s = fresh();
-    let out = run(Variant::Guid, &mut s, command(Command::Revoke));
+    let out = run(Knobs::GUID, &mut s, command(Command::Revoke));
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(s, revoker(Revoker::Listing));
     assert!(rl.is_busy(&s));
@@ -739,11 +723,11 @@ fn revoke_lists_the_lock_node_with_a_watch() {
 
 #[test]
 fn revoker_empty_listing_waits_then_lists_again_on_children_changed() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     for listing in [vec![], vec!["readme"]] {
         let mut s = revoker(Revoker::Listing);
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             reply(list_op(true), children(&listing)),
         );
@@ -752,7 +736,7 @@ fn revoker_empty_listing_waits_then_lists_again_on_children_changed() {
         assert!(rl.is_busy(&s));
         assert!(rl.is_waiting(&s));
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             event(EventType::NodeChildrenChanged, Path::new("/lock")),
         );
@@ -766,7 +750,7 @@ fn children_changed_when_the_revoker_is_not_waiting_is_ignored() {
     for r in [Revoker::Idle, Revoker::Listing, asked(&[PRED], 1)] {
         let mut s = revoker(r.clone());
         let out = run(
-            Variant::Guid,
+            Knobs::GUID,
             &mut s,
             event(EventType::NodeChildrenChanged, Path::new("/lock")),
         );
@@ -777,7 +761,7 @@ fn children_changed_when_the_revoker_is_not_waiting_is_ignored() {
 
 #[test]
 fn revoker_listing_asks_exactly_the_holders_by_the_shared_lock_rule() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     // A writer lowest: it alone holds; readers behind it and the later writer
     // do not.
     let mut s = revoker(Revoker::Listing);
@@ -788,7 +772,7 @@ fn revoker_listing_asks_exactly_the_holders_by_the_shared_lock_rule() {
         "c3-write-0000000003",
     ];
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(true), children(&listing)),
     );
@@ -805,7 +789,7 @@ fn revoker_listing_asks_exactly_the_holders_by_the_shared_lock_rule() {
         "c1-read-0000000001",
     ];
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(list_op(true), children(&listing)),
     );
@@ -828,24 +812,24 @@ fn revoker_listing_asks_exactly_the_holders_by_the_shared_lock_rule() {
 #[test]
 fn revoker_listing_connection_loss_lists_again() {
     let mut s = revoker(Revoker::Listing);
-    let out = run(Variant::Guid, &mut s, reply(list_op(true), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(list_op(true), lost()));
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(s, revoker(Revoker::Listing));
 }
 
 #[test]
 fn set_data_replies_count_down_and_the_revoker_is_busy_until_all_are_in() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     let a = "c1-read-0000000001";
     let b = "c2-read-0000000002";
     let mut s = revoker(asked(&[a, b], 2));
     assert!(rl.is_busy(&s));
-    let out = run(Variant::Guid, &mut s, reply(unlock_op(a), set_ok()));
+    let out = run(Knobs::GUID, &mut s, reply(unlock_op(a), set_ok()));
     assert_eq!(out, nothing());
     assert_eq!(s, revoker(asked(&[a, b], 1)));
     assert!(rl.is_busy(&s));
     // A node already gone counts too.
-    let out = run(Variant::Guid, &mut s, reply(unlock_op(b), nonode()));
+    let out = run(Knobs::GUID, &mut s, reply(unlock_op(b), nonode()));
     assert_eq!(out, nothing());
     assert_eq!(s, revoker(asked(&[a, b], 0)));
     assert!(!rl.is_busy(&s));
@@ -856,23 +840,23 @@ fn set_data_replies_count_down_and_the_revoker_is_busy_until_all_are_in() {
 fn set_data_connection_loss_writes_again() {
     let a = "c1-read-0000000001";
     let mut s = revoker(asked(&[a], 1));
-    let out = run(Variant::Guid, &mut s, reply(unlock_op(a), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(unlock_op(a), lost()));
     assert_eq!(out, effects(vec![unlock_op(a)], vec![]));
     assert_eq!(s, revoker(asked(&[a], 1)));
 }
 
 #[test]
 fn force_deletes_every_asked_node_and_counts_down_their_replies() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     let a = "c1-read-0000000001";
     let b = "c2-read-0000000002";
     let mut s = revoker(asked(&[a, b], 0));
-    let out = run(Variant::Guid, &mut s, command(Command::Force));
+    let out = run(Knobs::GUID, &mut s, command(Command::Force));
     assert_eq!(out, effects(vec![delete_op(a), delete_op(b)], vec![]));
     assert_eq!(s, revoker(Revoker::Forcing { pending: 2 }));
     assert!(rl.is_busy(&s));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut s,
         reply(delete_op(a), Ok(Response::Deleted)),
     );
@@ -880,7 +864,7 @@ fn force_deletes_every_asked_node_and_counts_down_their_replies() {
     assert_eq!(s, revoker(Revoker::Forcing { pending: 1 }));
     assert!(rl.is_busy(&s));
     // Released by its holder already: NONODE counts too.
-    let out = run(Variant::Guid, &mut s, reply(delete_op(b), nonode()));
+    let out = run(Knobs::GUID, &mut s, reply(delete_op(b), nonode()));
     assert_eq!(out, nothing());
     assert_eq!(s, revoker(Revoker::Forcing { pending: 0 }));
     assert!(!rl.is_busy(&s));
@@ -890,7 +874,7 @@ fn force_deletes_every_asked_node_and_counts_down_their_replies() {
 fn force_delete_connection_loss_deletes_again() {
     let a = "c1-read-0000000001";
     let mut s = revoker(Revoker::Forcing { pending: 1 });
-    let out = run(Variant::Guid, &mut s, reply(delete_op(a), lost()));
+    let out = run(Knobs::GUID, &mut s, reply(delete_op(a), lost()));
     assert_eq!(out, effects(vec![delete_op(a)], vec![]));
     assert_eq!(s, revoker(Revoker::Forcing { pending: 1 }));
 }
@@ -899,7 +883,7 @@ fn force_delete_connection_loss_deletes_again() {
 fn force_without_having_asked_does_nothing() {
     for r in [Revoker::Idle, Revoker::Listing, Revoker::Waiting] {
         let mut s = revoker(r.clone());
-        let out = run(Variant::Guid, &mut s, command(Command::Force));
+        let out = run(Knobs::GUID, &mut s, command(Command::Force));
         assert_eq!(out, nothing(), "{r:?}");
         assert_eq!(s, revoker(r.clone()), "{r:?}");
     }
@@ -907,7 +891,7 @@ fn force_without_having_asked_does_nothing() {
 
 #[test]
 fn init_claims_and_directory() {
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     let s = rl.init(ME);
     assert_eq!(s.lock.phase, Phase::Idle);
     assert_eq!(s.lock.node, None);
@@ -1068,7 +1052,7 @@ fn shared_released_together_only_for_a_reader_no_writer_precedes() {
     let gone = shared(Phase::Listing, Role::Read, Some("c9-read-0000000009"));
     assert!(!lock.released_together(&gone, &kids));
     // The revocable lock says the same through its own state.
-    let rl = RevocableLock::new(Variant::Guid);
+    let rl = RevocableLock::new(Knobs::GUID);
     let mut rs = fresh();
     rs.lock = r.clone();
     assert!(rl.released_together(&rs, &kids));
@@ -1126,7 +1110,7 @@ fn shared_released_together_reads_the_numbers_the_server_gave() {
 // Scripted interleavings through the whole world.
 // ---------------------------------------------------------------------------
 
-fn revocable_world(variant: Variant, scripts: Vec<Vec<Command>>) -> World<RevocableLock> {
+fn revocable_world(variant: Knobs, scripts: Vec<Vec<Command>>) -> World<RevocableLock> {
     World::new(
         RevocableLock::new(variant),
         scripts,
@@ -1142,7 +1126,7 @@ fn node_data(state: &WorldState<State>, name: &str) -> Option<Data> {
 /// which wakes the revoker; the revoker writes `unlock` to it before c0's
 /// first `getData()` is served. Returns the world and the state just after
 /// c0's create reply was delivered and its getData and listing served.
-fn revoke_before_watch(variant: Variant) -> (World<RevocableLock>, WorldState<State>) {
+fn revoke_before_watch(variant: Knobs) -> (World<RevocableLock>, WorldState<State>) {
     let world = revocable_world(variant, vec![vec![Command::Write], vec![Command::Revoke]]);
     let init = world.init_states().remove(0);
     let state = walk(
@@ -1199,7 +1183,7 @@ fn revoke_before_watch(variant: Variant) -> (World<RevocableLock>, WorldState<St
 
 #[test]
 fn world_watch_only_misses_a_revoke_written_before_its_watch() {
-    let (world, state) = revoke_before_watch(Variant::WatchOnly);
+    let (world, state) = revoke_before_watch(Knobs::WATCH_ONLY);
     // The data reply (unlock, ignored), then the listing: c0 holds.
     let state = walk(&world, state, &[Action::Deliver(0), Action::Deliver(0)]);
     let c0 = &state.processes[0].recipe;
@@ -1220,7 +1204,7 @@ fn world_watch_only_misses_a_revoke_written_before_its_watch() {
 
 #[test]
 fn world_guid_honours_a_revoke_written_before_its_watch() {
-    let (world, state) = revoke_before_watch(Variant::Guid);
+    let (world, state) = revoke_before_watch(Knobs::GUID);
     // The data reply says unlock: c0 abandons before it holds.
     let state = act(&world, &state, Action::Deliver(0));
     let c0 = &state.processes[0].recipe;
@@ -1334,7 +1318,7 @@ fn world_readers_released_together_by_a_writer_are_no_herd_and_share() {
 #[test]
 fn world_release_while_the_revoker_lists_is_no_herd() {
     let world = revocable_world(
-        Variant::Guid,
+        Knobs::GUID,
         vec![
             vec![Command::Write, Command::Release],
             vec![Command::Write],

@@ -1103,7 +1103,7 @@ mod tests {
         // The revocable lock keeps a state that is not renamed.
         let world = World::new(
             crate::models::revocable_lock::RevocableLock::new(
-                crate::models::revocable_lock::Variant::Guid,
+                crate::models::revocable_lock::Knobs::GUID,
             ),
             vec![Vec::new(); 2],
             Vec::new,
