@@ -209,7 +209,8 @@ enum Command {
     ///
     /// Example: `zoocheck list --recipe lock`, `zoocheck list --json`.
     List {
-        /// Where to look for scenarios: a directory or a scenario file.
+        /// Where to look for scenarios: a directory or a scenario file; or a
+        /// recipe's name, as `--recipe` names it (`zoocheck list lock`).
         #[arg(default_value = "scenarios", value_name = "PATH")]
         path: PathBuf,
         /// Only this recipe and its scenarios (e.g. `lock`, `double_barrier`).

@@ -2290,11 +2290,27 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
     assert!(run
         .stdout
         .contains(&format!("\n1 scenario under {TWO_CLIENTS}:\n")));
+    // A path that is not there is refused, unless it is a recipe's name,
+    // which lists that recipe as --recipe does.
     let run = zoocheck(["list", "no_such_dir"]);
-    expect_code(&run, 0, "list of a missing directory");
-    assert!(run
-        .stdout
-        .ends_with("scenarios: none (no_such_dir does not exist)\n"));
+    expect_code(&run, 2, "list of a missing directory");
+    assert!(
+        run.stderr.starts_with(
+            "zoocheck: no_such_dir: no such file or directory (a recipe is named with \
+             --recipe, or alone: lock, "
+        ),
+        "{}",
+        run.stderr
+    );
+    let by_name = zoocheck(["list", "barrier"]);
+    expect_code(&by_name, 0, "list barrier");
+    let by_flag = zoocheck(["list", "--recipe", "barrier"]);
+    assert_eq!(by_name.stdout, by_flag.stdout);
+    assert!(
+        by_name.stdout.starts_with("barrier: "),
+        "{}",
+        by_name.stdout
+    );
     // A directory with a bad scenario in it is a bad file.
     let run = zoocheck(["list", "tests/fixtures"]);
     expect_code(&run, 2, "list of a directory with a bad scenario");

@@ -15,7 +15,22 @@ use zoocheck::text::quoted;
 use crate::cli::load::load;
 use crate::UsageError;
 
+/// Where `list` looks for scenarios when it is not told.
+const SCENARIOS: &str = "scenarios";
+
 pub(crate) fn list(path: &Path, only: Option<&str>, json: bool) -> Result<ExitCode, UsageError> {
+    // `list lock`: a recipe's name where no such path is means `--recipe`.
+    let named = path.to_str().filter(|name| catalogue::find(name).is_some());
+    if let (false, None, Some(name)) = (path.exists(), only, named) {
+        return list(Path::new(SCENARIOS), Some(name), json);
+    }
+    if !path.exists() && path != Path::new(SCENARIOS) {
+        return Err(UsageError(format!(
+            "{}: no such file or directory (a recipe is named with --recipe, or alone: {})",
+            path.display(),
+            catalogue::names().join(", ")
+        )));
+    }
     let mut recipes = catalogue::all().to_vec();
     if let Some(only) = only {
         if catalogue::find(only).is_none() {
