@@ -38,23 +38,29 @@
 //! again), since its watch died with the old session. A controller whose
 //! delete was in flight deletes again (NONODE meaning lifted).
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of three knobs ([`Knobs`]), which a scenario may
+//! turn one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
-//! - `no_recheck`: proceeds on any callback of its watcher without asking
+//! - `no_recheck` (`on_callback = "passes"`): proceeds on any callback of its watcher without asking
 //!   again. A `Disconnected` reaches the watcher too (ZooKeeper delivers
 //!   session events to every watcher): that is why the seed says re-check;
-//! - `loss_is_gone`: reads a lost `exists` reply as "no node", as a client
+//! - `loss_is_gone` (`on_loss = "gone"`): reads a lost `exists` reply as "no node", as a client
 //!   that tests only for a `Stat` does;
-//! - `loss_waits`: reads a lost `exists` reply as "the node is there, my watch
+//! - `loss_waits` (`on_loss = "waits"`, `on_callback = "node_events"`):
+//!   reads a lost `exists` reply as "the node is there, my watch
 //!   is set" and waits, re-checking only on a node event (the seed's "watch
 //!   event", taken to exclude session events). Its watch may never have been
 //!   set: the client library registers a watch only from a reply, so
 //!   SetWatches does not carry it. Either half alone is harmless (the
 //!   reference's re-check on `SyncConnected` rescues the wait; asking again
 //!   on a loss needs no such re-check); together they wait forever;
-//! - `waits_on_old_watch`: after a renewal a client that was waiting goes
+//! - `waits_on_old_watch` (`after_renewal = "waits_on_old_watch"`): after a renewal a client that was waiting goes
 //!   on waiting for the event of the watch it set in its old session, which
 //!   died with that session (one still checking checks again).
+//!
+//! Every combination of the knobs is a coherent barrier, and `loss_waits`
+//! shows why two are needed: `on_loss = "waits"` alone or
+//! `on_callback = "node_events"` alone is harmless.
 //!
 //! Properties: **no early pass** (no client has passed while the barrier node
 //! exists) and **waiters proceed** (where nothing but a fault can happen and
@@ -71,17 +77,78 @@ use crate::world::{Run, Status, World, WorldState};
 /// The barrier node.
 pub const BARRIER: &str = "/barrier";
 
-/// The barrier's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Reference,
-    NoRecheck,
-    LossIsGone,
-    LossWaits,
-    WaitsOnOldWatch,
+crate::knob_value! {
+    /// What a waiter makes of a lost `exists` reply (CONNECTIONLOSS).
+    pub enum OnLoss {
+        /// nothing: it asks again (the reference)
+        AsksAgain = "asks_again",
+        /// "no node": it passes, as a client that tests only for a `Stat` does
+        Gone = "gone",
+        /// "the node is there, my watch is set": it waits, though its watch may never have been set
+        Waits = "waits",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// What a waiting client does on a callback of its watcher.
+    pub enum OnCallback {
+        /// asks again on a node event and on `SyncConnected` after a reconnect (the reference)
+        Rechecks = "rechecks",
+        /// asks again on a node event only (the seed's "watch event", taken to exclude session events)
+        NodeEvents = "node_events",
+        /// passes on any callback without asking, `Disconnected` included
+        Passes = "passes",
+    }
+}
+
+crate::knob_value! {
+    /// What a client that was waiting does once its library renewed its session.
+    pub enum AfterRenewal {
+        /// waits again from step 1: its watch died with the old session (the reference)
+        ChecksAgain = "checks_again",
+        /// goes on waiting for the event of the watch of its old session
+        WaitsOnOldWatch = "waits_on_old_watch",
+    }
+}
+
+crate::knobs! {
+    /// The barrier's knobs. A variant is a preset of them
+    /// ([`Knobs::REFERENCE`] and the others).
+    pub struct Knobs {
+        /// What a waiter makes of a lost `exists` reply.
+        on_loss: OnLoss,
+        /// What a waiting client does on a callback of its watcher.
+        on_callback: OnCallback,
+        /// What a client that was waiting does once its session is renewed.
+        after_renewal: AfterRenewal,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const REFERENCE: Knobs = Knobs {
+        on_loss: OnLoss::AsksAgain,
+        on_callback: OnCallback::Rechecks,
+        after_renewal: AfterRenewal::ChecksAgain,
+    };
+    pub const NO_RECHECK: Knobs = Knobs {
+        on_callback: OnCallback::Passes,
+        ..Knobs::REFERENCE
+    };
+    pub const LOSS_IS_GONE: Knobs = Knobs {
+        on_loss: OnLoss::Gone,
+        ..Knobs::REFERENCE
+    };
+    pub const LOSS_WAITS: Knobs = Knobs {
+        on_loss: OnLoss::Waits,
+        on_callback: OnCallback::NodeEvents,
+        ..Knobs::REFERENCE
+    };
+    pub const WAITS_ON_OLD_WATCH: Knobs = Knobs {
+        after_renewal: AfterRenewal::WaitsOnOldWatch,
+        ..Knobs::REFERENCE
+    };
+}
 
 /// What the application asks of the barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -152,14 +219,16 @@ pub enum Verdict {
     GiveUp,
 }
 
-/// Steps 2 and 3 on an `exists` reply, under `variant`. Pure.
-pub fn judge(variant: Variant, result: &OpResult) -> Verdict {
+/// Steps 2 and 3 on an `exists` reply, as `on_loss` reads a lost one. Pure.
+pub fn judge(on_loss: OnLoss, result: &OpResult) -> Verdict {
     match result {
         Ok(Response::Exists(None)) => Verdict::Pass,
         Ok(Response::Exists(Some(_))) => Verdict::Wait,
-        Err(ErrorCode::ConnectionLoss) if variant == Variant::LossIsGone => Verdict::Pass,
-        Err(ErrorCode::ConnectionLoss) if variant == Variant::LossWaits => Verdict::Wait,
-        Err(ErrorCode::ConnectionLoss) => Verdict::Ask,
+        Err(ErrorCode::ConnectionLoss) => match on_loss {
+            OnLoss::AsksAgain => Verdict::Ask,
+            OnLoss::Gone => Verdict::Pass,
+            OnLoss::Waits => Verdict::Wait,
+        },
         Err(ErrorCode::SessionExpired) => Verdict::GiveUp,
         // No other answer to exists on a valid path; asking again is safe.
         _ => Verdict::Ask,
@@ -168,26 +237,26 @@ pub fn judge(variant: Variant, result: &OpResult) -> Verdict {
 
 /// Step 4: whether a waiter asks again on this callback of its watcher
 /// (`None`: a node event; else the session event) rather than proceeding
-/// (`no_recheck`) or doing nothing. Pure.
-pub fn rechecks(variant: Variant, session: Option<SessionEvent>) -> bool {
+/// (`on_callback = "passes"`) or doing nothing. Pure.
+pub fn rechecks(on_callback: OnCallback, session: Option<SessionEvent>) -> bool {
     match session {
         None => true,
-        Some(SessionEvent::SyncConnected) => variant != Variant::LossWaits,
+        Some(SessionEvent::SyncConnected) => on_callback != OnCallback::NodeEvents,
         Some(_) => false,
     }
 }
 
-/// The barrier under one variant.
+/// The barrier under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Barrier {
-    pub variant: Variant,
+    pub knobs: Knobs,
     node: Path,
 }
 
 impl Barrier {
-    pub fn new(variant: Variant) -> Barrier {
+    pub fn new(knobs: Knobs) -> Barrier {
         Barrier {
-            variant,
+            knobs,
             node: Path::new(BARRIER),
         }
     }
@@ -210,7 +279,7 @@ impl Barrier {
     }
 
     /// A session of its own again: make the interrupted call again, but
-    /// for `waits_on_old_watch`, which waits on as if its watch had
+    /// under `after_renewal = "waits_on_old_watch"`, which waits on as if its watch had
     /// outlived the session.
     fn renewed(&self, state: &mut State, out: &mut Effects) {
         state.phase = Phase::Idle;
@@ -229,9 +298,9 @@ impl Barrier {
         if state.phase != Phase::Waiting {
             return;
         }
-        if self.variant == Variant::NoRecheck {
+        if self.knobs.on_callback == OnCallback::Passes {
             state.phase = Phase::Passed;
-        } else if rechecks(self.variant, session) {
+        } else if rechecks(self.knobs.on_callback, session) {
             self.check(state, out);
         }
     }
@@ -277,7 +346,7 @@ impl Recipe for Barrier {
             (Phase::Idle, Input::Command(Command::Wait)) => self.check(state, out),
             (Phase::Idle, Input::Command(Command::Lift)) => self.lift(state, out),
             (Phase::Checking, Input::Reply { op, result }) if op.path() == Some(&self.node) => {
-                state.phase = match judge(self.variant, &result) {
+                state.phase = match judge(self.knobs.on_loss, &result) {
                     Verdict::Pass => Phase::Passed,
                     Verdict::Wait => Phase::Waiting,
                     Verdict::Ask => {
@@ -308,8 +377,8 @@ impl Recipe for Barrier {
                 if matches!(state.phase, Phase::Checking | Phase::Waiting) {
                     out.observe(Observation::GaveUp);
                     state.interrupted = Some(Command::Wait);
-                    state.watched =
-                        self.variant == Variant::WaitsOnOldWatch && state.phase == Phase::Waiting;
+                    state.watched = self.knobs.after_renewal == AfterRenewal::WaitsOnOldWatch
+                        && state.phase == Phase::Waiting;
                 }
                 if state.phase == Phase::Lifting {
                     state.interrupted = Some(Command::Lift);
@@ -386,21 +455,21 @@ impl Catalogued for Barrier {
         ],
         group: &[&["lift"], &["wait"]],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("reference", Variant::Reference),
-        ("no_recheck", Variant::NoRecheck),
-        ("loss_is_gone", Variant::LossIsGone),
-        ("loss_waits", Variant::LossWaits),
-        ("waits_on_old_watch", Variant::WaitsOnOldWatch),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("reference", Knobs::REFERENCE),
+        ("no_recheck", Knobs::NO_RECHECK),
+        ("loss_is_gone", Knobs::LOSS_IS_GONE),
+        ("loss_waits", Knobs::LOSS_WAITS),
+        ("waits_on_old_watch", Knobs::WAITS_ON_OLD_WATCH),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("wait", Command::Wait), ("lift", Command::Lift)];
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Barrier {
-        Barrier::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Command>]) -> Barrier {
+        Barrier::new(knobs)
     }
 
     fn properties() -> Vec<Promise<Barrier>> {
@@ -478,14 +547,6 @@ mod tests {
     use super::*;
     use crate::store::Stat;
 
-    const VARIANTS: [Variant; 5] = [
-        Variant::Reference,
-        Variant::NoRecheck,
-        Variant::LossIsGone,
-        Variant::LossWaits,
-        Variant::WaitsOnOldWatch,
-    ];
-
     #[test]
     fn judge_on_every_answer() {
         let answers = [
@@ -495,41 +556,47 @@ mod tests {
             Err(ErrorCode::SessionExpired),
             Err(ErrorCode::NoNode),
         ];
-        for variant in VARIANTS {
-            let verdicts: Vec<Verdict> = answers.iter().map(|a| judge(variant, a)).collect();
-            let on_loss = match variant {
-                Variant::LossIsGone => Verdict::Pass,
-                Variant::LossWaits => Verdict::Wait,
-                _ => Verdict::Ask,
-            };
+        let losses = [
+            (OnLoss::AsksAgain, Verdict::Ask),
+            (OnLoss::Gone, Verdict::Pass),
+            (OnLoss::Waits, Verdict::Wait),
+        ];
+        for (on_loss, on_a_loss) in losses {
+            let verdicts: Vec<Verdict> = answers.iter().map(|a| judge(on_loss, a)).collect();
             assert_eq!(
                 verdicts,
                 [
                     Verdict::Pass,
                     Verdict::Wait,
-                    on_loss,
+                    on_a_loss,
                     Verdict::GiveUp,
                     Verdict::Ask
                 ],
-                "{variant:?}"
+                "{on_loss:?}"
             );
         }
     }
 
     #[test]
     fn rechecks_on_node_events_and_reconnects_only() {
-        for variant in VARIANTS {
-            assert!(rechecks(variant, None));
+        let every = [
+            OnCallback::Rechecks,
+            OnCallback::NodeEvents,
+            OnCallback::Passes,
+        ];
+        for on_callback in every {
+            assert!(rechecks(on_callback, None));
             assert_eq!(
-                rechecks(variant, Some(SessionEvent::SyncConnected)),
-                variant != Variant::LossWaits
+                rechecks(on_callback, Some(SessionEvent::SyncConnected)),
+                on_callback != OnCallback::NodeEvents
             );
             for event in [
                 SessionEvent::Disconnected,
                 SessionEvent::Expired,
                 SessionEvent::Closed,
             ] {
-                assert!(!rechecks(variant, Some(event)), "{variant:?} {event:?}");
+                let rechecked = rechecks(on_callback, Some(event));
+                assert!(!rechecked, "{on_callback:?} {event:?}");
             }
         }
     }

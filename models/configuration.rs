@@ -24,15 +24,16 @@
 //!    session ended writes the same value again (the write may or may not
 //!    have been applied; writing it twice is harmless).
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of two knobs ([`Knobs`]), which a scenario may turn
+//! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
-//! - `read_then_watch`: reads without a watch, then sets the watch with
+//! - `read_then_watch` (`watches = "after_each_read"`): reads without a watch, then sets the watch with
 //!   `exists`: a write between the two is missed;
-//! - `one_shot`: reads again on a notification, without a watch, so it
+//! - `one_shot` (`watches = "first_read"`): reads again on a notification, without a watch, so it
 //!   hears of the first change only;
-//! - `keeps_old_watch`: after a renewal the reader carries on with the value
-//!   it held, as if its watch had outlived its session; the next write goes
-//!   unheard.
+//! - `keeps_old_watch` (`after_renewal = "keeps_value"`): after a renewal
+//!   the reader carries on with the value it held, as if its watch had
+//!   outlived its session; the next write goes unheard.
 
 use crate::properties::Promise;
 
@@ -45,15 +46,58 @@ use crate::world::{Run, World, WorldState};
 /// The configuration znode, which the world creates (without data: value 0).
 pub const CONFIG: &str = "/config";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Reference,
-    ReadThenWatch,
-    OneShot,
-    KeepsOldWatch,
+crate::knob_value! {
+    /// How a reader sets the watch that tells it of the next change.
+    pub enum Watches {
+        /// with each read: `getData` and a watch in one request (the reference)
+        EachRead = "each_read",
+        /// with each read, but in a second request: `getData` without a watch, then `exists` with one, so a write between the two is missed
+        AfterEachRead = "after_each_read",
+        /// with its first read only: it reads again on a change without a watch, so it hears of the first change only
+        FirstRead = "first_read",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// What a reader does once its library renewed its session.
+    pub enum AfterRenewal {
+        /// reads again, with a watch: its watch died with the old session (the reference)
+        ReadsAgain = "reads_again",
+        /// carries on with the value it held, as if its watch had outlived the session
+        KeepsValue = "keeps_value",
+    }
+}
+
+crate::knobs! {
+    /// The configuration reader's knobs. A variant is a preset of them
+    /// ([`Knobs::REFERENCE`] and the others).
+    pub struct Knobs {
+        /// How a reader sets the watch that tells it of the next change.
+        watches: Watches,
+        /// What a reader does once its session is renewed.
+        after_renewal: AfterRenewal,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const REFERENCE: Knobs = Knobs {
+        watches: Watches::EachRead,
+        after_renewal: AfterRenewal::ReadsAgain,
+    };
+    pub const READ_THEN_WATCH: Knobs = Knobs {
+        watches: Watches::AfterEachRead,
+        ..Knobs::REFERENCE
+    };
+    pub const ONE_SHOT: Knobs = Knobs {
+        watches: Watches::FirstRead,
+        ..Knobs::REFERENCE
+    };
+    pub const KEEPS_OLD_WATCH: Knobs = Knobs {
+        after_renewal: AfterRenewal::KeepsValue,
+        ..Knobs::REFERENCE
+    };
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
@@ -121,33 +165,34 @@ pub fn parse_value(bytes: Option<&[u8]>) -> Option<u8> {
     }
 }
 
+/// The configuration reader and writer under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Configuration {
-    pub variant: Variant,
+    pub knobs: Knobs,
     config: Path,
 }
 
 impl Configuration {
-    pub fn new(variant: Variant) -> Configuration {
+    pub fn new(knobs: Knobs) -> Configuration {
         Configuration {
-            variant,
+            knobs,
             config: Path::new(CONFIG),
         }
     }
 
-    /// Step 2 (and 3): read, and set the watch as the variant does.
+    /// Step 2 (and 3): read, and set the watch as `watches` says.
     fn read(&self, state: &mut State, first: bool, out: &mut Effects) {
         state.phase = Phase::Reading;
-        let watch = match self.variant {
-            Variant::Reference | Variant::KeepsOldWatch => true,
-            Variant::ReadThenWatch => false,
-            Variant::OneShot => first,
+        let watch = match self.knobs.watches {
+            Watches::EachRead => true,
+            Watches::AfterEachRead => false,
+            Watches::FirstRead => first,
         };
         out.send(Op::GetData {
             path: self.config.clone(),
             watch,
         });
-        if self.variant == Variant::ReadThenWatch {
+        if self.knobs.watches == Watches::AfterEachRead {
             out.send(Op::Exists {
                 path: self.config.clone(),
                 watch: true,
@@ -156,8 +201,8 @@ impl Configuration {
     }
 
     /// Step 4: a session of its own again. A writer makes its interrupted
-    /// write again; a reader reads again with a watch, but for
-    /// `keeps_old_watch`, which goes on holding its value. (A client is one
+    /// write again; a reader reads again with a watch, but under
+    /// `after_renewal = "keeps_value"`, which goes on holding its value. (A client is one
     /// or the other: [`Catalogued::check_scripts`].)
     fn renewed(&self, state: &mut State, out: &mut Effects) {
         let interrupted = std::mem::take(&mut state.interrupted);
@@ -167,7 +212,7 @@ impl Configuration {
                 state.phase = Phase::Writing;
                 out.send(self.write(state.written));
             }
-        } else if state.value.is_some() && self.variant == Variant::KeepsOldWatch {
+        } else if state.value.is_some() && self.knobs.after_renewal == AfterRenewal::KeepsValue {
             state.phase = Phase::Holding;
         } else if state.value.is_some() || interrupted {
             self.read(state, true, out);
@@ -318,20 +363,20 @@ impl Catalogued for Configuration {
             &["read"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("reference", Variant::Reference),
-        ("read_then_watch", Variant::ReadThenWatch),
-        ("one_shot", Variant::OneShot),
-        ("keeps_old_watch", Variant::KeepsOldWatch),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("reference", Knobs::REFERENCE),
+        ("read_then_watch", Knobs::READ_THEN_WATCH),
+        ("one_shot", Knobs::ONE_SHOT),
+        ("keeps_old_watch", Knobs::KEEPS_OLD_WATCH),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("read", Command::Read), ("write", Command::Write)];
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Configuration {
-        Configuration::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Command>]) -> Configuration {
+        Configuration::new(knobs)
     }
 
     /// A client is a writer or a reader: what it makes again after a

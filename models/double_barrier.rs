@@ -54,20 +54,21 @@
 //! process can), or gets its event before step 4's listing returns, starts
 //! computing once its listing is back.
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of four knobs ([`Knobs`]), which a scenario may turn
+//! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `seed`: the above;
-//! - `count`: seed 004's Leave: "deletes the znode it created", then
+//! - `count` (`leave = "count_processes"`): seed 004's Leave: "deletes the znode it created", then
 //!   "M = getChildren(/barrier, watch=True)"; "If M is not equal to 0, this
 //!   client waits for notifications"; "If M is equal to 0, then the client
 //!   exits" ([`Phase::Draining`]), with M the process nodes. Everyone watches
 //!   the barrier node's children: the herd seed 004 itself warns of;
-//! - `count_all`: the same with M every child of `/barrier`, as seed 004
+//! - `count_all` (`leave = "count_children"`): the same with M every child of `/barrier`, as seed 004
 //!   writes it; its ready znode is one of them;
-//! - `watch_after_listing`: Enter's step 2 moved after step 4 (create, list,
+//! - `watch_after_listing` (`ready_watch = "after_listing"`): Enter's step 2 moved after step 4 (create, list,
 //!   and only if fewer than x set the watch on ready, then wait for it). The
 //!   seed's step 2 ignores exists' answer, which is safe only because the
 //!   watch is set before our node can complete the count;
-//! - `forget_early_ready`: takes ready's event only while it waits in step 5.
+//! - `forget_early_ready` (`early_ready = "forgets"`): takes ready's event only while it waits in step 5.
 //!   The event comes while step 4's listing is still out when the other
 //!   process lists, creates ready, computes and deletes its node in Leave
 //!   before our listing is served: that listing then shows fewer than x
@@ -85,7 +86,7 @@
 //! `DistributedDoubleBarrier` throws from `enter` and `leave` on a lost
 //! session and leaves the round to the application; this is the application
 //! that gives the round up. The variant `rejoins` shows why:
-//! - `rejoins`: once its library has opened a new session a process that was
+//! - `rejoins` (`after_expiry = "rejoins"`): once its library has opened a new session a process that was
 //!   entering or computing enters again, under the same name (its process's
 //!   GUID) and taking NODEEXISTS for its own node, as after a lost create
 //!   reply. The node of its old session, which the server keeps until that
@@ -93,6 +94,11 @@
 //!   times that session out: the count falls short and everyone waits for
 //!   ever. Or the others have passed meanwhile, and it enters after someone
 //!   left.
+//!
+//! The knobs are about separate steps (how Leave waits, when Enter sets its
+//! watch on ready, whether an early event is kept, what a lost session
+//! does), so every combination is a coherent double barrier; a process that
+//! rejoins enters again in the order `ready_watch` gives.
 //!
 //! Properties: **enter safety**, **leave safety**, **herd avoidance** (each
 //! deletion wakes one process, except the last process node's, which
@@ -117,18 +123,92 @@ pub const BARRIER: &str = "/b";
 /// The ready node's name under `b`.
 pub const READY: &str = "ready";
 
-/// The double barrier's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Seed,
-    Count,
-    CountAll,
-    WatchAfterListing,
-    ForgetEarlyReady,
-    Rejoins,
+crate::knob_value! {
+    /// How a process leaves.
+    pub enum Leave {
+        /// the seeds' Leave: list the process nodes, watch one (the highest, or the lowest once ours is deleted) and list again on its event (the reference)
+        WatchOne = "watch_one",
+        /// seed 004's: delete its own node, then list with a watch until no process node is left: every deletion wakes everyone
+        CountProcesses = "count_processes",
+        /// seed 004's as written: the same, counting every child of the barrier node, ready too
+        CountChildren = "count_children",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// When Enter sets its watch on the ready node.
+    pub enum ReadyWatch {
+        /// first, with `exists` (step 2), before it creates its node (the reference)
+        BeforeCreating = "before_creating",
+        /// after it created its node and listed, only if fewer than x have entered
+        AfterListing = "after_listing",
+    }
+}
+
+crate::knob_value! {
+    /// What a process makes of ready's event that comes while step 4's listing is out.
+    pub enum EarlyReady {
+        /// remembers it, and computes once its listing is back (the reference)
+        Remembers = "remembers",
+        /// forgets it: it takes ready's event only while it waits in step 5
+        Forgets = "forgets",
+    }
+}
+
+crate::knob_value! {
+    /// What a process whose session was lost before it left does once its library renewed the session.
+    pub enum AfterExpiry {
+        /// it has failed this round, and stays out of it (the reference)
+        GivesUp = "gives_up",
+        /// it enters again under its process's name, taking NODEEXISTS for its own node
+        Rejoins = "rejoins",
+    }
+}
+
+crate::knobs! {
+    /// The double barrier's knobs. A variant is a preset of them
+    /// ([`Knobs::SEED`] and the others).
+    pub struct Knobs {
+        /// How a process leaves.
+        leave: Leave,
+        /// When Enter sets its watch on the ready node.
+        ready_watch: ReadyWatch,
+        /// What a process makes of ready's event while step 4's listing is out.
+        early_ready: EarlyReady,
+        /// What a process whose session was lost before it left does in its renewed session.
+        after_expiry: AfterExpiry,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const SEED: Knobs = Knobs {
+        leave: Leave::WatchOne,
+        ready_watch: ReadyWatch::BeforeCreating,
+        early_ready: EarlyReady::Remembers,
+        after_expiry: AfterExpiry::GivesUp,
+    };
+    pub const COUNT: Knobs = Knobs {
+        leave: Leave::CountProcesses,
+        ..Knobs::SEED
+    };
+    pub const COUNT_ALL: Knobs = Knobs {
+        leave: Leave::CountChildren,
+        ..Knobs::SEED
+    };
+    pub const WATCH_AFTER_LISTING: Knobs = Knobs {
+        ready_watch: ReadyWatch::AfterListing,
+        ..Knobs::SEED
+    };
+    pub const FORGET_EARLY_READY: Knobs = Knobs {
+        early_ready: EarlyReady::Forgets,
+        ..Knobs::SEED
+    };
+    pub const REJOINS: Knobs = Knobs {
+        after_expiry: AfterExpiry::Rejoins,
+        ..Knobs::SEED
+    };
+}
 
 /// What the application asks of the double barrier.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -302,18 +382,20 @@ pub fn leave_step(children: &[Arc<str>], mine: &str) -> LeaveStep {
     }
 }
 
-/// Seed 004's M: how many children count, under `variant`. Pure.
-pub fn count(variant: Variant, children: &[Arc<str>]) -> usize {
-    match variant {
-        Variant::CountAll => children.len(),
-        _ => children.iter().filter(|name| is_process_node(name)).count(),
+/// Seed 004's M: how many children count, as `leave` counts them. Pure.
+pub fn count(leave: Leave, children: &[Arc<str>]) -> usize {
+    match leave {
+        Leave::CountChildren => children.len(),
+        Leave::WatchOne | Leave::CountProcesses => {
+            children.iter().filter(|name| is_process_node(name)).count()
+        }
     }
 }
 
-/// The double barrier under one variant, for x processes.
+/// The double barrier under one setting of its knobs, for x processes.
 #[derive(Clone, Debug)]
 pub struct DoubleBarrier {
-    pub variant: Variant,
+    pub knobs: Knobs,
     /// x: how many processes must enter before any computes.
     pub threshold: usize,
     dir: Path,
@@ -321,10 +403,10 @@ pub struct DoubleBarrier {
 }
 
 impl DoubleBarrier {
-    pub fn new(variant: Variant, threshold: usize) -> DoubleBarrier {
+    pub fn new(knobs: Knobs, threshold: usize) -> DoubleBarrier {
         let dir = Path::new(BARRIER);
         DoubleBarrier {
-            variant,
+            knobs,
             threshold,
             ready: dir.child(READY),
             dir,
@@ -341,11 +423,20 @@ impl DoubleBarrier {
             path: self.ready.clone(),
             watch: true,
         });
-        state.phase = if self.variant == Variant::WatchAfterListing {
+        state.phase = if self.knobs.ready_watch == ReadyWatch::AfterListing {
             Phase::AwaitingReady
         } else {
             Phase::Arming
         };
+    }
+
+    /// Enter's first step: the watch on ready, or the node, as
+    /// `ready_watch` orders them.
+    fn enter(&self, me: Incarnation, state: &mut State, out: &mut Effects<Joined>) {
+        match self.knobs.ready_watch {
+            ReadyWatch::BeforeCreating => self.arm(state, out),
+            ReadyWatch::AfterListing => self.join(me, state, out),
+        }
     }
 
     fn join(&self, me: Incarnation, state: &mut State, out: &mut Effects<Joined>) {
@@ -385,7 +476,7 @@ impl DoubleBarrier {
                 data: None,
                 mode: CreateMode::Persistent,
             });
-        } else if self.variant == Variant::WatchAfterListing {
+        } else if self.knobs.ready_watch == ReadyWatch::AfterListing {
             self.arm(state, out);
         } else {
             state.phase = Phase::AwaitingReady;
@@ -394,7 +485,7 @@ impl DoubleBarrier {
 
     /// Leave step 1, or seed 004's delete and watched listing.
     fn leave(&self, state: &mut State, out: &mut Effects<Joined>) {
-        if matches!(self.variant, Variant::Count | Variant::CountAll) {
+        if self.knobs.leave != Leave::WatchOne {
             self.delete_mine(state, out);
             self.list(true, out);
             state.phase = Phase::Draining;
@@ -430,7 +521,7 @@ impl DoubleBarrier {
     /// listing. Our node still listed means its delete was lost: again.
     fn on_drain_listing(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Joined>) {
         let mine = state.node.as_deref().expect("a process with a node");
-        if count(self.variant, names) == 0 {
+        if count(self.knobs.leave, names) == 0 {
             state.phase = Phase::Left;
         } else if names.iter().any(|name| &**name == mine) {
             self.delete_mine(state, out);
@@ -509,7 +600,7 @@ impl DoubleBarrier {
             // Ready's event before step 4's listing came back: the last
             // process was quicker. Step 5 must not wait for it again.
             Phase::Joining | Phase::Counting
-                if *path == self.ready && self.variant != Variant::ForgetEarlyReady =>
+                if *path == self.ready && self.knobs.early_ready == EarlyReady::Remembers =>
             {
                 state.ready_seen = true
             }
@@ -567,17 +658,13 @@ impl Recipe for DoubleBarrier {
             {
                 state.node = None;
                 state.ready_seen = false;
-                self.arm(state, out);
+                self.enter(me, state, out);
             }
             return;
         }
         match input {
             Input::Command(Command::Enter) if state.phase == Phase::Idle => {
-                if self.variant == Variant::WatchAfterListing {
-                    self.join(me, state, out)
-                } else {
-                    self.arm(state, out)
-                }
+                self.enter(me, state, out)
             }
             Input::Command(Command::Leave) if state.phase == Phase::Computing => {
                 self.leave(state, out)
@@ -590,7 +677,7 @@ impl Recipe for DoubleBarrier {
                     if self.is_waiting(state) {
                         out.observe(Observation::GaveUp);
                     }
-                    state.interrupted = self.variant == Variant::Rejoins
+                    state.interrupted = self.knobs.after_expiry == AfterExpiry::Rejoins
                         && !matches!(state.phase, Phase::Idle | Phase::Dead)
                         && !matches!(
                             state.phase,
@@ -711,14 +798,14 @@ impl Catalogued for DoubleBarrier {
             &["enter", "leave"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("seed", Variant::Seed),
-        ("count", Variant::Count),
-        ("count_all", Variant::CountAll),
-        ("watch_after_listing", Variant::WatchAfterListing),
-        ("forget_early_ready", Variant::ForgetEarlyReady),
-        ("rejoins", Variant::Rejoins),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("seed", Knobs::SEED),
+        ("count", Knobs::COUNT),
+        ("count_all", Knobs::COUNT_ALL),
+        ("watch_after_listing", Knobs::WATCH_AFTER_LISTING),
+        ("forget_early_ready", Knobs::FORGET_EARLY_READY),
+        ("rejoins", Knobs::REJOINS),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("enter", Command::Enter), ("leave", Command::Leave)];
@@ -726,13 +813,13 @@ impl Catalogued for DoubleBarrier {
     /// x, by default the number of clients whose script enters.
     type Params = Params;
 
-    fn build(variant: Variant, params: &Params, scripts: &[Vec<Command>]) -> DoubleBarrier {
+    fn build(knobs: Knobs, params: &Params, scripts: &[Vec<Command>]) -> DoubleBarrier {
         let entering = scripts
             .iter()
             .filter(|script| script.contains(&Command::Enter))
             .count();
         let threshold = params.threshold.map_or(entering, usize::from);
-        DoubleBarrier::new(variant, threshold)
+        DoubleBarrier::new(knobs, threshold)
     }
 
     fn check_params(
@@ -966,11 +1053,11 @@ mod tests {
     #[test]
     fn count_leaves_ready_out_except_count_all() {
         let children = names(&["c1", READY, "c0"]);
-        assert_eq!(count(Variant::Count, &children), 2);
-        assert_eq!(count(Variant::Seed, &children), 2);
-        assert_eq!(count(Variant::CountAll, &children), 3);
-        assert_eq!(count(Variant::Count, &names(&[READY])), 0);
-        assert_eq!(count(Variant::CountAll, &names(&[READY])), 1);
+        assert_eq!(count(Leave::CountProcesses, &children), 2);
+        assert_eq!(count(Leave::WatchOne, &children), 2);
+        assert_eq!(count(Leave::CountChildren, &children), 3);
+        assert_eq!(count(Leave::CountProcesses, &names(&[READY])), 0);
+        assert_eq!(count(Leave::CountChildren, &names(&[READY])), 1);
     }
 }
 

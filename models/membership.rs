@@ -29,20 +29,25 @@
 //!    own: a NODEEXISTS is always this session's node. This is what Curator's
 //!    `PersistentNode` gets by checking a found node's `ephemeralOwner`.
 //!
-//! Variants ([`Variant`]):
+//! Variants are presets of four knobs ([`Knobs`]), which a scenario may turn
+//! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
-//! - `one_shot`: lists again on a notification but without a watch, so it
+//! - `one_shot` (`watches = "first_listing"`): lists again on a notification but without a watch, so it
 //!   hears of the first change only;
-//! - `persistent`: members create persistent nodes, so a member that fails
+//! - `persistent` (`nodes = "persistent"`): members create persistent nodes, so a member that fails
 //!   stays in the group forever;
-//! - `optimistic`: the member puts itself in its view as it sends its
+//! - `optimistic` (`lists_itself = "as_it_creates"`): the member puts itself in its view as it sends its
 //!   create, before the server has applied it;
-//! - `process_guid`: the node is named after the process alone, for the life
+//! - `process_guid` (`guid_per_session = false`): the node is named after the process alone, for the life
 //!   of the process (kazoo's `Party`, whose name is a uuid of the party
 //!   object, and which takes NODEEXISTS for "already joined"). Re-joining in a
 //!   renewed session while the old session's node is still there, it believes
 //!   it joined; the node goes when the server times the old session out, and
 //!   the member, believing itself in the group, is in no one's view.
+//!
+//! The knobs are about separate things (what a listing watches, what node a
+//! member leaves, when it counts itself in, what it names its node), so
+//! every combination is a coherent member.
 
 use std::sync::Arc;
 
@@ -58,16 +63,76 @@ use crate::world::{Run, World, WorldState};
 /// The group node, which the world creates.
 pub const GROUP: &str = "/group";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Reference,
-    OneShot,
-    Persistent,
-    Optimistic,
-    ProcessGuid,
+crate::knob_value! {
+    /// Which listings of the group set a watch.
+    pub enum Watches {
+        /// every listing: it lists again with a watch on every change (the reference)
+        EveryListing = "every_listing",
+        /// the first only: it lists again on a change without a watch, so it hears of the first change only
+        FirstListing = "first_listing",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// The node a member creates.
+    pub enum Nodes {
+        /// ephemeral: it goes with the member's session (the reference)
+        Ephemeral = "ephemeral",
+        /// persistent: a member that fails stays in the group for ever
+        Persistent = "persistent",
+    }
+}
+
+crate::knob_value! {
+    /// When a member puts itself in its own view.
+    pub enum ListsItself {
+        /// when a listing names it, after the server created its node (the reference)
+        WhenListed = "when_listed",
+        /// as it sends its create, before the server has applied it
+        AsItCreates = "as_it_creates",
+    }
+}
+
+crate::knobs! {
+    /// The member's knobs. A variant is a preset of them
+    /// ([`Knobs::REFERENCE`] and the others).
+    pub struct Knobs {
+        /// Which listings of the group set a watch.
+        watches: Watches,
+        /// The node a member creates.
+        nodes: Nodes,
+        /// When a member puts itself in its own view.
+        lists_itself: ListsItself,
+        /// The node's name names the session too, so a renewed session names its node anew (`c0s1`); without it the name is the process's alone (kazoo's `Party`), and NODEEXISTS is taken for "joined".
+        guid_per_session: bool,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const REFERENCE: Knobs = Knobs {
+        watches: Watches::EveryListing,
+        nodes: Nodes::Ephemeral,
+        lists_itself: ListsItself::WhenListed,
+        guid_per_session: true,
+    };
+    pub const ONE_SHOT: Knobs = Knobs {
+        watches: Watches::FirstListing,
+        ..Knobs::REFERENCE
+    };
+    pub const PERSISTENT: Knobs = Knobs {
+        nodes: Nodes::Persistent,
+        ..Knobs::REFERENCE
+    };
+    pub const OPTIMISTIC: Knobs = Knobs {
+        lists_itself: ListsItself::AsItCreates,
+        ..Knobs::REFERENCE
+    };
+    pub const PROCESS_GUID: Knobs = Knobs {
+        guid_per_session: false,
+        ..Knobs::REFERENCE
+    };
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Command {
@@ -126,37 +191,37 @@ pub fn view_of(names: &[Arc<str>]) -> Vec<Arc<str>> {
 }
 
 /// The name of a member's node: its process's GUID, and after a renewal the
-/// session's too (`c0s1`), but for `process_guid`.
-pub fn node_name(variant: Variant, me: Incarnation, state: &State) -> String {
-    if variant == Variant::ProcessGuid {
-        me.guid()
-    } else {
+/// session's too (`c0s1`) where `guid_per_session` says so.
+pub fn node_name(knobs: Knobs, me: Incarnation, state: &State) -> String {
+    if knobs.guid_per_session {
         crate::recipe::session_scoped(me.guid(), state.renewals)
+    } else {
+        me.guid()
     }
 }
 
+/// A group member under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Membership {
-    pub variant: Variant,
+    pub knobs: Knobs,
     group: Path,
 }
 
 impl Membership {
-    pub fn new(variant: Variant) -> Membership {
+    pub fn new(knobs: Knobs) -> Membership {
         Membership {
-            variant,
+            knobs,
             group: Path::new(GROUP),
         }
     }
 
     fn create(&self, me: Incarnation, state: &State) -> Op {
-        let mode = if self.variant == Variant::Persistent {
-            CreateMode::Persistent
-        } else {
-            CreateMode::Ephemeral
+        let mode = match self.knobs.nodes {
+            Nodes::Ephemeral => CreateMode::Ephemeral,
+            Nodes::Persistent => CreateMode::Persistent,
         };
         Op::Create {
-            path: self.group.child(&node_name(self.variant, me, state)),
+            path: self.group.child(&node_name(self.knobs, me, state)),
             data: None,
             mode,
         }
@@ -236,8 +301,8 @@ impl Recipe for Membership {
         match input {
             Input::Command(Command::Join) if state.phase == Phase::Idle => {
                 state.phase = Phase::Creating;
-                if self.variant == Variant::Optimistic {
-                    state.view = vec![Arc::from(node_name(self.variant, me, state))];
+                if self.knobs.lists_itself == ListsItself::AsItCreates {
+                    state.view = vec![Arc::from(node_name(self.knobs, me, state))];
                 }
                 out.send(self.create(me, state));
             }
@@ -246,7 +311,7 @@ impl Recipe for Membership {
             Input::Watch(event)
                 if event.kind == EventType::NodeChildrenChanged && state.phase == Phase::Member =>
             {
-                out.send(self.list(self.variant != Variant::OneShot));
+                out.send(self.list(self.knobs.watches == Watches::EveryListing));
             }
             Input::Watch(_) => {}
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => self.end(state),
@@ -254,8 +319,8 @@ impl Recipe for Membership {
             Input::Session(SessionEvent::SyncConnected) if state.phase == Phase::Dead => {
                 state.renewals += 1;
                 state.phase = Phase::Creating;
-                if self.variant == Variant::Optimistic {
-                    state.view = vec![Arc::from(node_name(self.variant, me, state))];
+                if self.knobs.lists_itself == ListsItself::AsItCreates {
+                    state.view = vec![Arc::from(node_name(self.knobs, me, state))];
                 }
                 out.send(self.create(me, state));
             }
@@ -330,20 +395,20 @@ impl Catalogued for Membership {
             &["join"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("reference", Variant::Reference),
-        ("one_shot", Variant::OneShot),
-        ("persistent", Variant::Persistent),
-        ("optimistic", Variant::Optimistic),
-        ("process_guid", Variant::ProcessGuid),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("reference", Knobs::REFERENCE),
+        ("one_shot", Knobs::ONE_SHOT),
+        ("persistent", Knobs::PERSISTENT),
+        ("optimistic", Knobs::OPTIMISTIC),
+        ("process_guid", Knobs::PROCESS_GUID),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[("join", Command::Join)];
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Membership {
-        Membership::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Command>]) -> Membership {
+        Membership::new(knobs)
     }
 
     fn properties() -> Vec<Promise<Membership>> {
@@ -478,7 +543,7 @@ fn live_members(world: &World<Membership>, state: &Check) -> (Vec<usize>, Vec<Ar
 fn own_name(world: &World<Membership>, state: &Check, client: usize) -> String {
     let me = world.incarnation(state, client);
     node_name(
-        world.recipe(client).variant,
+        world.recipe(client).knobs,
         me,
         &state.processes[client].recipe,
     )

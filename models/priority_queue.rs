@@ -20,12 +20,15 @@
 //! a take from a fresh listing, since its list and its watch ended with the
 //! old session.
 //!
-//! Variants ([`Variant`]):
-//! - `fresh` (the reference): the seed's invalidation;
-//! - `stale_batch`: a consumer lists again on every notification (to keep
+//! Variants are presets of its one knob, `on_change` ([`Knobs`]), which a
+//! scenario may turn (`[knobs]`, per client in `[[client]]`):
+//! - `fresh` (`invalidate`, the reference): the seed's invalidation;
+//! - `stale_batch` (`relist`): a consumer lists again on every notification (to keep
 //!   its one-shot watch) but goes on serving the list it read before until
 //!   that list is exhausted, as Curator's batch processing does
-//!   ([`OnChange::Relist`]).
+//!   ([`OnChange::Relist`]);
+//! - no preset turns it to `ignore`, the plain queue's: a consumer serves
+//!   its list until it is exhausted and lists again only then.
 //!
 //! The property ([`highest_priority_first`]) is judged on what a consumer
 //! was told, at the moment it chose an item (sent the first request of
@@ -59,14 +62,24 @@ pub const HIGH: u8 = 0;
 /// The priority of a [`Command::PutLow`] item (`queue-01-`).
 pub const LOW: u8 = 1;
 
-/// The priority queue's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Fresh,
-    StaleBatch,
+crate::knobs! {
+    /// The priority queue's knobs. A variant is a preset of them
+    /// ([`Knobs::FRESH`] and the other).
+    pub struct Knobs {
+        /// What a consumer does when told the queue changed while it is not waiting for an item.
+        on_change: OnChange,
+    }
 }
 
-crate::no_knobs!(Variant);
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const FRESH: Knobs = Knobs {
+        on_change: OnChange::Invalidate,
+    };
+    pub const STALE_BATCH: Knobs = Knobs {
+        on_change: OnChange::Relist,
+    };
+}
 
 /// What the application asks of the priority queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -79,22 +92,20 @@ pub enum Command {
     Take,
 }
 
-/// The priority queue under one variant: the queue's actor with its knobs.
+/// The priority queue under one setting of its knobs: the queue's actor,
+/// its reference, with priorities.
 #[derive(Clone, Debug)]
 pub struct PriorityQueue {
-    pub variant: Variant,
+    pub knobs: Knobs,
     pub queue: Queue,
 }
 
 impl PriorityQueue {
-    pub fn new(variant: Variant) -> PriorityQueue {
-        let mut queue = Queue::new(queue::Variant::Guid);
+    pub fn new(knobs: Knobs) -> PriorityQueue {
+        let mut queue = Queue::new(queue::Knobs::GUID);
         queue.record_listing = true;
-        queue.on_change = match variant {
-            Variant::Fresh => OnChange::Invalidate,
-            Variant::StaleBatch => OnChange::Relist,
-        };
-        PriorityQueue { variant, queue }
+        queue.on_change = knobs.on_change;
+        PriorityQueue { knobs, queue }
     }
 }
 
@@ -334,11 +345,9 @@ impl Catalogued for PriorityQueue {
         ],
         group: &[&["put_low", "put_high"], &["take", "take"]],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("fresh", Variant::Fresh),
-        ("stale_batch", Variant::StaleBatch),
-    ];
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] =
+        &[("fresh", Knobs::FRESH), ("stale_batch", Knobs::STALE_BATCH)];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("put_high", Command::PutHigh),
         ("put_low", Command::PutLow),
@@ -347,8 +356,8 @@ impl Catalogued for PriorityQueue {
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> PriorityQueue {
-        PriorityQueue::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Command>]) -> PriorityQueue {
+        PriorityQueue::new(knobs)
     }
 
     fn properties() -> Vec<Promise<PriorityQueue>> {

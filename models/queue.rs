@@ -48,28 +48,30 @@
 //! read the reply has taken the item off the queue without handing it to
 //! anyone: every delete-to-take queue is at most once under consumer crashes.
 //!
-//! Variants ([`Variant`]), each one knob away from the reference:
+//! Variants are presets of five knobs ([`Knobs`]), which a scenario may turn
+//! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `guid` (the reference): persistent sequential items (the item must
 //!   outlive its producer's session), named `c0.1-queue-N` with the item as a
 //!   GUID; a lost put reply is recovered as the lock's GUID recovery does
 //!   (seed 001): list the queue and look for our node before creating again.
 //!   Its takes are the seeds': a lost delete reply, retried, answers
 //!   `NONODE`, which step 4 reads as "someone else took it": at most once.
-//! - `ephemeral`: the seeds' flags, sequence and ephemeral: an item lives only
+//! - `ephemeral` (`ephemeral = true`): the seeds' flags, sequence and ephemeral: an item lives only
 //!   as long as its producer's session.
-//! - `blind`: the seeds' producer, which creates again after a lost reply
+//! - `blind` (`put_recovery = "blind"`): the seeds' producer, which creates again after a lost reply
 //!   (no GUID in the name).
-//! - `unsorted`: the consumer takes the children in the order `getChildren`
+//! - `unsorted` (`sorted = false`): the consumer takes the children in the order `getChildren`
 //!   gave them (as in real ZooKeeper, not sorted) rather than lowest first.
-//! - `exactly_once`: the reference with both writes made recoverable by a
+//! - `exactly_once` (`put_recovery = "marker"`, `take_by = "receipt"`): the
+//!   reference with both writes made recoverable by a
 //!   `multi`: a put also creates a marker `put-c0.1`, a take deletes the item
 //!   and creates a receipt `taken-c1-0` in one transaction; after a lost
 //!   reply the client asks whether its marker or receipt exists, which only
 //!   the applied transaction can have made; the call returns once it has
 //!   deleted the marker or receipt. Sound because nobody else touches them
 //!   and each name is used once (the item's, and the consumer's take count).
-//!
-//! - `forgets_expired`: `exactly_once` whose application takes a call that
+//! - `forgets_expired` (`exactly_once` with `resumes = false`): `exactly_once`
+//!   whose application takes a call that
 //!   failed with SESSIONEXPIRED for not done (see renewed sessions below).
 //!
 //! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
@@ -86,8 +88,11 @@
 //! `forgets_expired` gives the interrupted calls up instead: a take whose
 //! transaction the server applied took the item off the queue for no one.
 //!
+//! Every combination of the knobs is a coherent queue: a marker's put and a
+//! receipt's take are independent of each other and of the item's flags.
+//!
 //! The priority queue ([`super::priority_queue`]) is this actor with
-//! priorities in the names and one more knob ([`OnChange`]).
+//! priorities in the names and one more setting ([`OnChange`]).
 
 use std::sync::Arc;
 
@@ -111,18 +116,54 @@ pub use facts::{items, Fact, Item, Items, QueueLog};
 /// sequence number.
 pub const MARKER: &str = "queue-";
 
-/// The queue's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Guid,
-    Ephemeral,
-    Blind,
-    Unsorted,
-    ExactlyOnce,
-    ForgetsExpired,
+crate::knobs! {
+    /// The queue's knobs. A variant is a preset of them ([`Knobs::GUID`]
+    /// and the others).
+    pub struct Knobs {
+        /// Items are ephemeral (the seeds' flags): an item lives only as long as its producer's session; without it, persistent.
+        ephemeral: bool,
+        /// How a producer answers a lost put reply.
+        put_recovery: PutRecovery,
+        /// How a consumer takes the item it has read.
+        take_by: TakeBy,
+        /// A consumer takes the lowest-numbered item first (step 3); without it, in the order `getChildren` gave them (not sorted, in real ZooKeeper).
+        sorted: bool,
+        /// Once its library renewed its session the application makes the calls the lost session interrupted again; without it, it takes a call that failed with SESSIONEXPIRED for not done.
+        resumes: bool,
+    }
 }
 
-crate::no_knobs!(Variant);
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const GUID: Knobs = Knobs {
+        ephemeral: false,
+        put_recovery: PutRecovery::Guid,
+        take_by: TakeBy::Delete,
+        sorted: true,
+        resumes: true,
+    };
+    pub const EPHEMERAL: Knobs = Knobs {
+        ephemeral: true,
+        ..Knobs::GUID
+    };
+    pub const BLIND: Knobs = Knobs {
+        put_recovery: PutRecovery::Blind,
+        ..Knobs::GUID
+    };
+    pub const UNSORTED: Knobs = Knobs {
+        sorted: false,
+        ..Knobs::GUID
+    };
+    pub const EXACTLY_ONCE: Knobs = Knobs {
+        put_recovery: PutRecovery::Marker,
+        take_by: TakeBy::Receipt,
+        ..Knobs::GUID
+    };
+    pub const FORGETS_EXPIRED: Knobs = Knobs {
+        resumes: false,
+        ..Knobs::EXACTLY_ONCE
+    };
+}
 
 /// What the application asks of the queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,40 +177,39 @@ pub enum Command {
     Quit,
 }
 
-/// How a producer answers a lost put reply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PutRecovery {
-    /// Create again (the seeds' producer): the item may be enqueued twice.
-    Blind,
-    /// List the queue and look for the node whose name carries the item
-    /// (seed 001's GUID, applied to items).
-    Guid,
-    /// Ask whether the marker the put's `multi` created exists.
-    Marker,
+crate::knob_value! {
+    /// How a producer answers a lost put reply.
+    pub enum PutRecovery {
+        /// it lists the queue and looks for the node whose name carries the item (seed 001's GUID, applied to items; the reference)
+        Guid = "guid",
+        /// it creates again (the seeds' producer, no GUID in the name): the item may be enqueued twice
+        Blind = "blind",
+        /// the put is a `multi` that also creates a marker `put-c0.1`; it asks whether the marker exists
+        Marker = "marker",
+    }
 }
 
-/// How a consumer takes the item it has read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TakeBy {
-    /// `delete()`; after a lost reply, delete again (the seeds').
-    Delete,
-    /// `multi(delete item, create receipt)`; after a lost reply, ask whether
-    /// the receipt exists.
-    Receipt,
+crate::knob_value! {
+    /// How a consumer takes the item it has read.
+    pub enum TakeBy {
+        /// `delete()`; after a lost reply, delete again, whose NONODE reads "someone else took it" (the seeds'; the reference)
+        Delete = "delete",
+        /// `multi(delete item, create receipt)`; after a lost reply, ask whether the receipt exists
+        Receipt = "receipt",
+    }
 }
 
-/// What a consumer does when the queue node's children change while it is
-/// not waiting for an item.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OnChange {
-    /// Nothing: it serves its list until it is exhausted (the plain queue).
-    Ignore,
-    /// Drops its list, so that its next take lists afresh (the priority
-    /// queue's "invalidate previously obtained children lists").
-    Invalidate,
-    /// Lists again to keep its watch, but goes on serving the list it had
-    /// until it is exhausted (Curator's batch processing).
-    Relist,
+crate::knob_value! {
+    /// What a consumer does when the queue node's children change while it
+    /// is not waiting for an item.
+    pub enum OnChange {
+        /// nothing: it serves its list until it is exhausted (the plain queue)
+        Ignore = "ignore",
+        /// drops its list, so that its next take lists afresh (the priority queue's "invalidate previously obtained children lists")
+        Invalidate = "invalidate",
+        /// lists again to keep its watch, but goes on serving the list it had until it is exhausted (Curator's batch processing)
+        Relist = "relist",
+    }
 }
 
 /// Where a producer is in its put.
@@ -352,60 +392,33 @@ impl std::fmt::Display for State {
     }
 }
 
-/// The queue under one variant, as knobs.
+/// The queue under one setting of its knobs.
 #[derive(Clone, Debug)]
 pub struct Queue {
-    pub variant: Variant,
+    pub knobs: Knobs,
     pub dir: Path,
-    /// Items are ephemeral (the seeds' flags) or persistent.
-    pub ephemeral: bool,
-    pub put_recovery: PutRecovery,
-    pub take_by: TakeBy,
-    /// Take the lowest first (step 3), or in listing order.
-    pub sorted: bool,
+    /// What a consumer does when the children change: the priority
+    /// queue's knob; the plain queue ignores it.
     pub on_change: OnChange,
     /// Keep the latest listing and tell the world each node chosen
     /// ([`Fact::Chose`], which the priority queue's properties judge).
     pub record_listing: bool,
-    /// Make the calls a lost session interrupted again in the renewed one.
-    pub resumes: bool,
 }
 
 impl Queue {
-    pub fn new(variant: Variant) -> Queue {
-        let mut queue = Queue {
-            variant,
+    pub fn new(knobs: Knobs) -> Queue {
+        Queue {
+            knobs,
             dir: Path::new("/queue"),
-            ephemeral: false,
-            put_recovery: PutRecovery::Guid,
-            take_by: TakeBy::Delete,
-            sorted: true,
             on_change: OnChange::Ignore,
             record_listing: false,
-            resumes: true,
-        };
-        match variant {
-            Variant::Guid => {}
-            Variant::Ephemeral => queue.ephemeral = true,
-            Variant::Blind => queue.put_recovery = PutRecovery::Blind,
-            Variant::Unsorted => queue.sorted = false,
-            Variant::ExactlyOnce => {
-                queue.put_recovery = PutRecovery::Marker;
-                queue.take_by = TakeBy::Receipt;
-            }
-            Variant::ForgetsExpired => {
-                queue.put_recovery = PutRecovery::Marker;
-                queue.take_by = TakeBy::Receipt;
-                queue.resumes = false;
-            }
         }
-        queue
     }
 
     /// The name a put creates under: `c0.1-queue-`, or `queue-` without a
     /// GUID; with a priority, `queue-YY-` after it.
     pub fn prefix(&self, item: Item, priority: Option<u8>) -> String {
-        let guid = match self.put_recovery {
+        let guid = match self.knobs.put_recovery {
             PutRecovery::Guid => format!("{item}-"),
             PutRecovery::Blind | PutRecovery::Marker => String::new(),
         };
@@ -453,13 +466,13 @@ impl Queue {
 
     /// The request that enqueues an item.
     fn create(&self, Putting { item, priority }: Putting) -> Op {
-        let mode = if self.ephemeral {
+        let mode = if self.knobs.ephemeral {
             CreateMode::EphemeralSequential
         } else {
             CreateMode::PersistentSequential
         };
         let path = self.at(&self.prefix(item, priority));
-        match self.put_recovery {
+        match self.knobs.put_recovery {
             PutRecovery::Blind | PutRecovery::Guid => Op::Create {
                 path,
                 data: data(&item.bytes()),
@@ -519,7 +532,7 @@ impl Queue {
 
     /// The request that takes the node `node` carrying `item`.
     fn delete(&self, me: Incarnation, state: &State, node: &str) -> Op {
-        match self.take_by {
+        match self.knobs.take_by {
             TakeBy::Delete => Op::Delete {
                 path: self.at(node),
                 version: ANY_VERSION,
@@ -630,7 +643,7 @@ impl Queue {
     }
 
     fn on_children(&self, state: &mut State, names: &[Arc<str>], out: &mut Effects<Fact>) {
-        let items = order(names, self.sorted);
+        let items = order(names, self.knobs.sorted);
         if self.record_listing {
             state.listing = items.clone();
         }
@@ -770,7 +783,7 @@ impl Queue {
         state.dead = true;
         let put = std::mem::replace(&mut state.put, Put::Idle);
         let take = std::mem::replace(&mut state.take, Take::Idle);
-        if self.resumes {
+        if self.knobs.resumes {
             state.interrupted = (put, take);
         }
         state.batch.clear();
@@ -795,7 +808,7 @@ impl Queue {
             Take::Idle => {}
             Take::Listing | Take::Waiting | Take::Reading(_) => self.list(state, out),
             Take::Deleting(node, item) | Take::Checking(node, item) => {
-                if self.take_by == TakeBy::Receipt {
+                if self.knobs.take_by == TakeBy::Receipt {
                     self.check_receipt(me, state, node, item, out);
                 } else {
                     out.send(self.delete(me, state, &node));
@@ -811,7 +824,7 @@ impl Queue {
     }
 
     /// Whether the put of `putting` was applied, after its `create` was
-    /// lost: as the variant recovers (module doc).
+    /// lost: as `put_recovery` says (module doc).
     fn recover_put(
         &self,
         state: &mut State,
@@ -819,7 +832,7 @@ impl Queue {
         create: Op,
         out: &mut Effects<Fact>,
     ) {
-        match self.put_recovery {
+        match self.knobs.put_recovery {
             // The seeds' producer: create again.
             PutRecovery::Blind => {
                 state.put = Put::Creating(putting);
@@ -1029,14 +1042,14 @@ impl Catalogued for Queue {
             &["take"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("guid", Variant::Guid),
-        ("ephemeral", Variant::Ephemeral),
-        ("blind", Variant::Blind),
-        ("unsorted", Variant::Unsorted),
-        ("exactly_once", Variant::ExactlyOnce),
-        ("forgets_expired", Variant::ForgetsExpired),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("guid", Knobs::GUID),
+        ("ephemeral", Knobs::EPHEMERAL),
+        ("blind", Knobs::BLIND),
+        ("unsorted", Knobs::UNSORTED),
+        ("exactly_once", Knobs::EXACTLY_ONCE),
+        ("forgets_expired", Knobs::FORGETS_EXPIRED),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("put", Command::Put),
@@ -1046,8 +1059,8 @@ impl Catalogued for Queue {
 
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<Command>]) -> Queue {
-        Queue::new(variant)
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Command>]) -> Queue {
+        Queue::new(knobs)
     }
 
     fn properties() -> Vec<Promise<Queue>> {

@@ -93,26 +93,32 @@
 //! there are fewer than `max_leases`, and waits for a change otherwise: the
 //! same protection by a lock, counting before creating.
 //!
-//! Variants ([`Variant`]), each differing from the reference in one respect:
+//! Variants are presets of five knobs ([`Knobs`]), which a scenario may turn
+//! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
-//! - `check_then_create`: kazoo's order without kazoo's lock, the naive
+//! - `check_then_create` (`locked = false`, `order = "count_then_create"`):
+//!   kazoo's order without kazoo's lock, the naive
 //!   semaphore: list the leases, create a node only if there are fewer than
 //!   `maxLeases` (else wait for a change), and hold once it is created. Two
 //!   clients that count before either creates both find room;
-//! - `create_then_check`: Curator's steps 2 to 6 without its internal lock.
+//! - `create_then_check` (`locked = false`): Curator's steps 2 to 6 without its internal lock.
 //!   Safe on beliefs (each holder counted its own node and every older one),
 //!   but every waiter watches the leases (a herd), and clients that all
 //!   create before any counts all wait, for ever;
-//! - `leaky`: Curator before CURATOR-335: a connection loss in step 3 ends
+//! - `leaky` (`on_give_up = "forgets_node"`): Curator before CURATOR-335: a connection loss in step 3 ends
 //!   the attempt without deleting the lease node;
-//! - `trusting`: the application without the connection state listener
+//! - `trusting` (`on_disconnect = "trust"`): the application without the connection state listener
 //!   Curator's documentation asks for: a holder goes on believing through
 //!   `Disconnected` until it hears `Expired`;
-//! - `process_guid`: kazoo's GUID, a uuid of the semaphore object, kept for
+//! - `process_guid` (`guid_per_session = false`): kazoo's GUID, a uuid of the semaphore object, kept for
 //!   the life of the process across renewed sessions (for its lease nodes
 //!   and its internal lock's). Recovering a lost create in a new session can
 //!   adopt the lease node of the session its library gave up, which goes
 //!   when the server times that session out.
+//!
+//! `order = "count_then_create"` with the lock (no preset) is kazoo's
+//! semaphore: it counts under the lock and waits holding it. Every
+//! combination of the knobs is a coherent semaphore.
 //!
 //! What the semaphore promises (`Semaphore::properties`):
 //! - `leases_within_limit`, on beliefs: at most `maxLeases` clients believe
@@ -184,18 +190,84 @@ impl crate::catalogued::Params for Params {
     )];
 }
 
-/// The semaphore's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    Reference,
-    CheckThenCreate,
-    CreateThenCheck,
-    Leaky,
-    Trusting,
-    ProcessGuid,
+crate::knob_value! {
+    /// Whether a client creates its lease node before it counts the leases, or after.
+    pub enum Order {
+        /// it creates its node, then counts it and every older one (Curator's; the reference)
+        CreateThenCount = "create_then_count",
+        /// it counts the lease nodes, and creates one only if there is room (kazoo's, and the naive semaphore's)
+        CountThenCreate = "count_then_create",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// What an attempt that gives up (a lost listing) does with its lease node.
+    pub enum OnGiveUp {
+        /// deletes it before `acquire()` throws (CURATOR-335's fix; the reference)
+        DeletesNode = "deletes_node",
+        /// forgets it: the node stays as long as the session (Curator before CURATOR-335)
+        ForgetsNode = "forgets_node",
+    }
+}
+
+crate::knob_value! {
+    /// What a holder makes of `Disconnected`.
+    pub enum OnDisconnect {
+        /// "I may have lost it": it stops acting as holder until its node is found again (the connection state listener Curator asks for; the reference)
+        Suspend = "suspend",
+        /// nothing: it believes it holds until it hears `Expired`
+        Trust = "trust",
+    }
+}
+
+crate::knobs! {
+    /// The semaphore's knobs. A variant is a preset of them
+    /// ([`Knobs::REFERENCE`] and the others).
+    pub struct Knobs {
+        /// Take the internal lock around counting and creating (Curator's `<path>/locks`, kazoo's `<path>-__lock__`); without it nothing keeps two clients from counting at once.
+        locked: bool,
+        /// Whether a client creates its lease node before it counts, or after.
+        order: Order,
+        /// What an attempt that gives up does with its lease node.
+        on_give_up: OnGiveUp,
+        /// What a holder makes of `Disconnected`.
+        on_disconnect: OnDisconnect,
+        /// The GUID in the lease and lock nodes' names names the session too (`c0s1-lease-`); without it one GUID serves every session of the process (kazoo's uuid of the semaphore object).
+        guid_per_session: bool,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const REFERENCE: Knobs = Knobs {
+        locked: true,
+        order: Order::CreateThenCount,
+        on_give_up: OnGiveUp::DeletesNode,
+        on_disconnect: OnDisconnect::Suspend,
+        guid_per_session: true,
+    };
+    pub const CHECK_THEN_CREATE: Knobs = Knobs {
+        locked: false,
+        order: Order::CountThenCreate,
+        ..Knobs::REFERENCE
+    };
+    pub const CREATE_THEN_CHECK: Knobs = Knobs {
+        locked: false,
+        ..Knobs::REFERENCE
+    };
+    pub const LEAKY: Knobs = Knobs {
+        on_give_up: OnGiveUp::ForgetsNode,
+        ..Knobs::REFERENCE
+    };
+    pub const TRUSTING: Knobs = Knobs {
+        on_disconnect: OnDisconnect::Trust,
+        ..Knobs::REFERENCE
+    };
+    pub const PROCESS_GUID: Knobs = Knobs {
+        guid_per_session: false,
+        ..Knobs::REFERENCE
+    };
+}
 
 /// What the application asks of the semaphore.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -316,7 +388,7 @@ pub struct State {
     pub phase: Phase,
     /// Our lease node's name, once known.
     pub node: Option<Arc<str>>,
-    /// The internal lock (idle in the variants without one).
+    /// The internal lock (idle without `locked`).
     pub lock: contender::State,
     /// How many times its client library renewed its session.
     pub renewals: u8,
@@ -400,10 +472,10 @@ impl fmt::Display for State {
     }
 }
 
-/// The semaphore under one variant, with its number of leases.
+/// The semaphore under one setting of its knobs, with its number of leases.
 #[derive(Clone, Debug)]
 pub struct Semaphore {
-    pub variant: Variant,
+    pub knobs: Knobs,
     pub max_leases: u8,
     root: Path,
     leases: Path,
@@ -412,15 +484,15 @@ pub struct Semaphore {
 }
 
 impl Semaphore {
-    pub fn new(variant: Variant, max_leases: u8) -> Semaphore {
+    pub fn new(knobs: Knobs, max_leases: u8) -> Semaphore {
         let mut lock = Contender::new(LOCKS, lock::decide);
         // Curator's mutex keeps no connection state listener of its own.
         lock.trusting = true;
         // kazoo's lock inside its semaphore names its nodes after the same
         // object, whatever the session.
-        lock.session_guid = variant != Variant::ProcessGuid;
+        lock.session_guid = knobs.guid_per_session;
         Semaphore {
-            variant,
+            knobs,
             max_leases,
             root: Path::new(ROOT),
             leases: Path::new(LEASES),
@@ -433,12 +505,9 @@ impl Semaphore {
         &self.leases
     }
 
-    /// Whether this variant takes the internal lock (step 1).
+    /// Whether it takes the internal lock (step 1).
     pub fn is_locked(&self) -> bool {
-        !matches!(
-            self.variant,
-            Variant::CheckThenCreate | Variant::CreateThenCheck
-        )
+        self.knobs.locked
     }
 
     fn is_lock_path(&self, path: Option<&Path>) -> bool {
@@ -462,13 +531,20 @@ impl Semaphore {
         if state.phase != Phase::Idle {
             return;
         }
-        match self.variant {
-            Variant::CheckThenCreate => self.list(state, out),
-            Variant::CreateThenCheck => self.create(me, state, out),
-            _ => {
-                state.phase = Phase::Locking;
-                self.with_lock(state, out, |lock, s, e| lock.acquire(me, s, Role::Lock, e));
-            }
+        if self.is_locked() {
+            state.phase = Phase::Locking;
+            self.with_lock(state, out, |lock, s, e| lock.acquire(me, s, Role::Lock, e));
+        } else {
+            self.begin(me, state, out);
+        }
+    }
+
+    /// The first step after the internal lock (or without one): count, or
+    /// create, as `order` says.
+    fn begin(&self, me: Incarnation, state: &mut State, out: &mut Effects) {
+        match self.knobs.order {
+            Order::CountThenCreate => self.list(state, out),
+            Order::CreateThenCount => self.create(me, state, out),
         }
     }
 
@@ -484,13 +560,13 @@ impl Semaphore {
     }
 
     /// Our lease nodes' names before the sequence number: `c0-lease-`, and
-    /// once the library renewed the session `c0s1-lease-`, but for
-    /// `process_guid`, whose GUID lives as long as the process.
+    /// once the library renewed the session `c0s1-lease-`, but without
+    /// `guid_per_session`, whose GUID lives as long as the process.
     pub fn prefix(&self, me: Incarnation, state: &State) -> String {
-        let guid = if self.variant == Variant::ProcessGuid {
-            me.guid()
-        } else {
+        let guid = if self.knobs.guid_per_session {
             crate::recipe::session_scoped(me.guid(), state.renewals)
+        } else {
+            me.guid()
         };
         format!("{guid}-{}", contender::marker(Role::Lease))
     }
@@ -530,10 +606,10 @@ impl Semaphore {
     }
 
     /// We know our node (created, or found by its GUID): count, or with
-    /// `check_then_create`, which counted before creating, hold.
+    /// `count_then_create`, which counted before creating, hold.
     fn known(&self, state: &mut State, name: Arc<str>, out: &mut Effects) {
         state.node = Some(name);
-        if self.variant == Variant::CheckThenCreate {
+        if self.knobs.order == Order::CountThenCreate {
             self.hold(state, out);
         } else {
             self.list(state, out);
@@ -588,7 +664,7 @@ impl Semaphore {
     fn give_up(&self, state: &mut State, out: &mut Effects) {
         out.observe(Observation::GaveUp);
         match state.node.clone() {
-            Some(node) if self.variant != Variant::Leaky => {
+            Some(node) if self.knobs.on_give_up == OnGiveUp::DeletesNode => {
                 state.phase = Phase::Abandoning;
                 out.send(self.delete(&node));
             }
@@ -644,8 +720,8 @@ impl Semaphore {
                 let prefix = self.prefix(me, state);
                 match names.iter().find(|name| name.starts_with(&prefix)) {
                     Some(name) => self.known(state, name.clone(), out),
-                    // `check_then_create` counts again before creating.
-                    None if self.variant == Variant::CheckThenCreate => self.list(state, out),
+                    // `count_then_create` counts again before creating.
+                    None if self.knobs.order == Order::CountThenCreate => self.list(state, out),
                     None => self.create(me, state, out),
                 }
             }
@@ -706,7 +782,7 @@ impl Semaphore {
     ) {
         self.with_lock(state, out, |lock, s, e| lock.on_reply(me, s, op, result, e));
         if state.phase == Phase::Locking && state.lock.holds() {
-            self.create(me, state, out);
+            self.begin(me, state, out);
         }
     }
 
@@ -727,7 +803,8 @@ impl Semaphore {
     fn on_session(&self, state: &mut State, event: SessionEvent, out: &mut Effects) {
         match event {
             SessionEvent::Disconnected
-                if state.phase == Phase::Held && self.variant != Variant::Trusting =>
+                if state.phase == Phase::Held
+                    && self.knobs.on_disconnect == OnDisconnect::Suspend =>
             {
                 state.phase = Phase::Suspended;
                 out.observe(Observation::Suspended);
@@ -788,11 +865,12 @@ impl Recipe for Semaphore {
     }
 
     /// As the lock's ([`super::lock::Lock`]): leases and the internal lock
-    /// are read through sequence numbers and GUIDs. Not `leaky`, which
-    /// leaves a lease node behind under its GUID, nor `process_guid`, whose
-    /// GUID is its abandoned session's too.
+    /// are read through sequence numbers and GUIDs. Not where a give-up
+    /// forgets its node (`leaky`), which leaves a lease node behind under
+    /// its GUID, nor without `guid_per_session` (`process_guid`), whose GUID
+    /// is its abandoned session's too.
     fn symmetric(&self) -> bool {
-        !matches!(self.variant, Variant::Leaky | Variant::ProcessGuid)
+        self.knobs.on_give_up == OnGiveUp::DeletesNode && self.knobs.guid_per_session
     }
 
     fn handle(&self, me: Incarnation, state: &mut State, input: Input<Command>, out: &mut Effects) {
@@ -841,7 +919,7 @@ impl Recipe for Semaphore {
     }
 
     /// The semaphore's node, then its leases' directory, and the internal
-    /// lock's where the variant takes it.
+    /// lock's where it takes one.
     fn setup(&self) -> Vec<Path> {
         let mut paths = vec![self.root.clone(), self.leases.clone()];
         if self.is_locked() {
@@ -888,22 +966,22 @@ impl Catalogued for Semaphore {
             &["acquire", "release"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("reference", Variant::Reference),
-        ("check_then_create", Variant::CheckThenCreate),
-        ("create_then_check", Variant::CreateThenCheck),
-        ("leaky", Variant::Leaky),
-        ("trusting", Variant::Trusting),
-        ("process_guid", Variant::ProcessGuid),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("reference", Knobs::REFERENCE),
+        ("check_then_create", Knobs::CHECK_THEN_CREATE),
+        ("create_then_check", Knobs::CREATE_THEN_CHECK),
+        ("leaky", Knobs::LEAKY),
+        ("trusting", Knobs::TRUSTING),
+        ("process_guid", Knobs::PROCESS_GUID),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("acquire", Command::Acquire), ("release", Command::Release)];
 
     type Params = Params;
 
-    fn build(variant: Variant, params: &Params, _scripts: &[Vec<Command>]) -> Semaphore {
-        Semaphore::new(variant, params.max_leases)
+    fn build(knobs: Knobs, params: &Params, _scripts: &[Vec<Command>]) -> Semaphore {
+        Semaphore::new(knobs, params.max_leases)
     }
 
     fn check_params(

@@ -39,19 +39,25 @@
 //! again: the node of its old session, gone or going with that session, is
 //! its vote as the other sites count it.
 //!
-//! The seeds name two drawbacks, each a variant ([`Variant`]):
+//! The seeds name two drawbacks, each the variant of one knob ([`Knobs`]),
+//! which a scenario may turn (`[knobs]`, per client in `[[client]]`):
 //! - "the impossibility of detecting failures of sites through ephemeral
 //!   nodes. To detect the failure of a site using ephemeral nodes, it is
 //!   necessary that the site create the node." In the reference a site that
 //!   dies before voting leaves its node undefined forever and every other
-//!   site waits. `ephemeral_sites` is the seeds' fix: the coordinator creates
+//!   site waits. `ephemeral_sites` (`site_nodes = "own_ephemeral"`) is the
+//!   seeds' fix: the coordinator creates
 //!   only [`TX`], each site creates its own ephemeral node on receiving the
 //!   transaction, and a site's node that vanishes counts as an abort vote.
 //! - "the message complexity, which is O(n²). [...] we can have only the
 //!   coordinator being notified of changes to the transaction nodes, and
 //!   then notifying the sites once it reaches a decision."
-//!   `coordinator_notified`: the coordinator watches the sites' nodes,
-//!   decides, and writes the outcome into [`TX`], which the sites watch.
+//!   `coordinator_notified` (`notified = "coordinator"`): the coordinator
+//!   watches the sites' nodes, decides, and writes the outcome into [`TX`],
+//!   which the sites watch.
+//!
+//! Both fixes together (no preset) is a coherent commit too: the coordinator
+//! waits for each site's node to appear, and a vanished one is an abort.
 
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
@@ -144,20 +150,52 @@ pub const TX: &str = "/app/Tx";
 pub const COMMIT: &[u8] = b"commit";
 pub const ABORT: &[u8] = b"abort";
 
-/// The two-phase commit's variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Variant {
-    /// The seeds' text: the coordinator creates every node, each site watches
-    /// every other site's node.
-    Reference,
-    /// Each site creates its own ephemeral node; a vanished node is an abort.
-    EphemeralSites,
-    /// Only the coordinator watches the sites' nodes; it writes the outcome
-    /// into the transaction node, which the sites watch.
-    CoordinatorNotified,
+crate::knob_value! {
+    /// Who creates a site's node, and what kind.
+    pub enum SiteNodes {
+        /// the coordinator, persistent and empty, with the transaction node in one multi (the seeds' text; the reference)
+        ByCoordinator = "by_coordinator",
+        /// each site its own, ephemeral, on reading the transaction: a node that vanishes counts as an abort vote
+        OwnEphemeral = "own_ephemeral",
+    }
 }
 
-crate::no_knobs!(Variant);
+crate::knob_value! {
+    /// Who is notified of the votes and decides.
+    pub enum Notified {
+        /// every site: each watches every other site's node and decides from the votes (O(n²) messages; the reference)
+        EverySite = "every_site",
+        /// the coordinator: it watches the sites' nodes, decides, and writes the outcome into the transaction node, which the sites watch
+        Coordinator = "coordinator",
+    }
+}
+
+crate::knobs! {
+    /// The two-phase commit's knobs. A variant is a preset of them
+    /// ([`Knobs::REFERENCE`] and the others).
+    pub struct Knobs {
+        /// Who creates a site's node, and what kind.
+        site_nodes: SiteNodes,
+        /// Who is notified of the votes and decides.
+        notified: Notified,
+    }
+}
+
+impl Knobs {
+    /// The reference: see the module's documentation.
+    pub const REFERENCE: Knobs = Knobs {
+        site_nodes: SiteNodes::ByCoordinator,
+        notified: Notified::EverySite,
+    };
+    pub const EPHEMERAL_SITES: Knobs = Knobs {
+        site_nodes: SiteNodes::OwnEphemeral,
+        ..Knobs::REFERENCE
+    };
+    pub const COORDINATOR_NOTIFIED: Knobs = Knobs {
+        notified: Notified::Coordinator,
+        ..Knobs::REFERENCE
+    };
+}
 
 /// What the application asks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -302,10 +340,11 @@ fn site_names(group: u8) -> Vec<String> {
         .collect()
 }
 
-/// Two-phase commit under one variant, for a fixed group of sites.
+/// Two-phase commit under one setting of its knobs, for a fixed group of
+/// sites.
 #[derive(Clone, Debug)]
 pub struct TwoPhaseCommit {
-    pub variant: Variant,
+    pub knobs: Knobs,
     /// The sites: the clients whose script votes.
     pub sites: u8,
     app: Path,
@@ -313,13 +352,23 @@ pub struct TwoPhaseCommit {
 }
 
 impl TwoPhaseCommit {
-    pub fn new(variant: Variant, sites: u8) -> TwoPhaseCommit {
+    pub fn new(knobs: Knobs, sites: u8) -> TwoPhaseCommit {
         TwoPhaseCommit {
-            variant,
+            knobs,
             sites,
             app: Path::new(APP),
             tx: Path::new(TX),
         }
+    }
+
+    /// Each site creates its own ephemeral node.
+    fn own_nodes(&self) -> bool {
+        self.knobs.site_nodes == SiteNodes::OwnEphemeral
+    }
+
+    /// Only the coordinator is notified of the votes.
+    fn coordinator_notified(&self) -> bool {
+        self.knobs.notified == Notified::Coordinator
     }
 
     fn node(&self, site: ClientId) -> Path {
@@ -334,7 +383,7 @@ impl TwoPhaseCommit {
             data: data(&group_bytes(self.sites)),
             mode: CreateMode::Persistent,
         };
-        if self.variant == Variant::EphemeralSites {
+        if self.own_nodes() {
             let MultiOp::Create { path, data, mode } = tx else {
                 unreachable!()
             };
@@ -387,9 +436,9 @@ impl TwoPhaseCommit {
 
     /// Step 4, after any new vote: decide if the votes known allow it.
     fn evaluate(&self, state: &mut State, out: &mut Effects<Fact>) {
-        let deciding = match self.variant {
-            Variant::CoordinatorNotified => state.phase == Phase::Collecting,
-            _ => state.phase == Phase::Voting,
+        let deciding = match self.knobs.notified {
+            Notified::Coordinator => state.phase == Phase::Collecting,
+            Notified::EverySite => state.phase == Phase::Voting,
         };
         if deciding {
             if let Some(commit) = outcome(state.group, state.commits, state.aborts) {
@@ -406,7 +455,7 @@ impl TwoPhaseCommit {
         bytes: &[u8],
         out: &mut Effects<Fact>,
     ) {
-        if self.variant == Variant::CoordinatorNotified {
+        if self.coordinator_notified() {
             if let Some(commit) = parse_vote(Some(bytes)) {
                 // The coordinator has published the outcome (an early abort
                 // may come before our vote).
@@ -425,14 +474,14 @@ impl TwoPhaseCommit {
         let vote = state.vote.expect("a site has a vote");
         state.group = group;
         state.phase = Phase::Voting;
-        if self.variant == Variant::EphemeralSites {
+        if self.own_nodes() {
             out.send(Op::Create {
                 path: self.node(me),
                 data: None,
                 mode: CreateMode::Ephemeral,
             });
         }
-        if self.variant != Variant::CoordinatorNotified {
+        if !self.coordinator_notified() {
             self.read_votes(group & !(1 << me), out);
         }
         out.send(self.write_vote(me, vote));
@@ -450,7 +499,7 @@ impl TwoPhaseCommit {
         let bit = 1 << site;
         match result {
             Ok(Response::Data { data, .. }) => {
-                if self.variant == Variant::EphemeralSites {
+                if self.own_nodes() {
                     state.seen |= bit;
                 }
                 match parse_vote(data.as_deref()) {
@@ -461,7 +510,7 @@ impl TwoPhaseCommit {
             }
             // Its node is not there: not created yet, or (once seen) gone
             // with its session, which counts as an abort.
-            Err(ErrorCode::NoNode) if self.variant == Variant::EphemeralSites => {
+            Err(ErrorCode::NoNode) if self.own_nodes() => {
                 if state.seen & bit != 0 {
                     state.aborts |= bit;
                 } else {
@@ -511,7 +560,7 @@ impl TwoPhaseCommit {
                     Err(_) => false,
                 };
                 if state.phase == Phase::Creating && applied {
-                    if self.variant == Variant::CoordinatorNotified {
+                    if self.coordinator_notified() {
                         state.phase = Phase::Collecting;
                         state.group = self.sites;
                         self.read_votes(self.sites, out);
@@ -592,7 +641,7 @@ impl TwoPhaseCommit {
             // (or, when only the coordinator is notified, the outcome).
             (Some(vote), group) => {
                 state.phase = Phase::Voting;
-                if self.variant == Variant::CoordinatorNotified {
+                if self.coordinator_notified() {
                     out.send(self.read_outcome());
                 } else {
                     let known = state.commits | state.aborts | 1 << me;
@@ -631,7 +680,7 @@ impl TwoPhaseCommit {
         state.phase = Phase::ReadingTx;
         out.send(Op::GetData {
             path: self.tx.clone(),
-            watch: self.variant == Variant::CoordinatorNotified,
+            watch: self.coordinator_notified(),
         });
     }
 }
@@ -816,11 +865,11 @@ impl Catalogued for TwoPhaseCommit {
             &["vote_commit"],
         ],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("reference", Variant::Reference),
-        ("ephemeral_sites", Variant::EphemeralSites),
-        ("coordinator_notified", Variant::CoordinatorNotified),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("reference", Knobs::REFERENCE),
+        ("ephemeral_sites", Knobs::EPHEMERAL_SITES),
+        ("coordinator_notified", Knobs::COORDINATOR_NOTIFIED),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("coordinate", Command::Coordinate),
@@ -831,13 +880,13 @@ impl Catalogued for TwoPhaseCommit {
     /// The sites are the clients whose script votes.
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, scripts: &[Vec<Command>]) -> TwoPhaseCommit {
+    fn build(knobs: Knobs, _params: &NoParams, scripts: &[Vec<Command>]) -> TwoPhaseCommit {
         let sites = scripts
             .iter()
             .enumerate()
             .filter(|(_, script)| script.iter().any(|c| matches!(c, Command::Vote(_))))
             .fold(0u8, |sites, (client, _)| sites | 1 << client);
-        TwoPhaseCommit::new(variant, sites)
+        TwoPhaseCommit::new(knobs, sites)
     }
 
     /// One coordinator and at least one site; each client either coordinates

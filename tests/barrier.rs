@@ -39,16 +39,16 @@ fn round_trip(c: usize) -> [Action; 2] {
 mod barrier {
     use super::*;
     use zoocheck::models::barrier::{
-        no_early_pass, someone_passed, waiters_proceed, Barrier, Command, Phase, State, Variant,
+        no_early_pass, someone_passed, waiters_proceed, Barrier, Command, Knobs, Phase, State,
         BARRIER,
     };
 
-    const ALL: [Variant; 5] = [
-        Variant::Reference,
-        Variant::NoRecheck,
-        Variant::LossIsGone,
-        Variant::LossWaits,
-        Variant::WaitsOnOldWatch,
+    const ALL: [Knobs; 5] = [
+        Knobs::REFERENCE,
+        Knobs::NO_RECHECK,
+        Knobs::LOSS_IS_GONE,
+        Knobs::LOSS_WAITS,
+        Knobs::WAITS_ON_OLD_WATCH,
     ];
 
     fn st(phase: Phase) -> State {
@@ -68,7 +68,7 @@ mod barrier {
         }
     }
 
-    fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+    fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects {
         let mut out = Effects::default();
         Barrier::new(variant).handle(ME, state, input, &mut out);
         out
@@ -89,7 +89,7 @@ mod barrier {
                 let mut s = st(phase);
                 let out = expire_and_renew(&Barrier::new(variant), ME, &mut s, dead);
                 // Only a wait that had its watch can wait on it.
-                if variant == Variant::WaitsOnOldWatch && phase == Phase::Waiting {
+                if variant == Knobs::WAITS_ON_OLD_WATCH && phase == Phase::Waiting {
                     assert_eq!(out, nothing(), "{variant:?}");
                     assert_eq!(s, st(Phase::Waiting), "{variant:?}");
                 } else {
@@ -98,7 +98,7 @@ mod barrier {
                 }
             }
         }
-        let reference = Barrier::new(Variant::Reference);
+        let reference = Barrier::new(Knobs::REFERENCE);
         let mut s = st(Phase::Lifting);
         let out = expire_and_renew(&reference, ME, &mut s, dead);
         assert_eq!(out, effects(vec![delete_op()], vec![]));
@@ -167,7 +167,7 @@ mod barrier {
 
     #[test]
     fn a_lost_exists_reply_asks_again_in_the_reference() {
-        for variant in [Variant::Reference, Variant::NoRecheck] {
+        for variant in [Knobs::REFERENCE, Knobs::NO_RECHECK] {
             let mut s = st(Phase::Checking);
             let out = run(variant, &mut s, reply(exists_op(), lost()));
             assert_eq!(out, effects(vec![exists_op()], vec![]));
@@ -178,17 +178,17 @@ mod barrier {
     #[test]
     fn loss_is_gone_passes_on_a_lost_exists_reply() {
         let mut s = st(Phase::Checking);
-        let out = run(Variant::LossIsGone, &mut s, reply(exists_op(), lost()));
+        let out = run(Knobs::LOSS_IS_GONE, &mut s, reply(exists_op(), lost()));
         assert_eq!((out, s), (nothing(), st(Phase::Passed)));
     }
 
     #[test]
     fn loss_waits_waits_on_a_lost_exists_reply_and_ignores_sync_connected() {
         let mut s = st(Phase::Checking);
-        let out = run(Variant::LossWaits, &mut s, reply(exists_op(), lost()));
+        let out = run(Knobs::LOSS_WAITS, &mut s, reply(exists_op(), lost()));
         assert_eq!((out, s), (nothing(), st(Phase::Waiting)));
         let out = run(
-            Variant::LossWaits,
+            Knobs::LOSS_WAITS,
             &mut s,
             Input::Session(SessionEvent::SyncConnected),
         );
@@ -212,14 +212,14 @@ mod barrier {
             EventType::NodeDataChanged,
             EventType::NodeCreated,
         ] {
-            for variant in [Variant::Reference, Variant::LossIsGone, Variant::LossWaits] {
+            for variant in [Knobs::REFERENCE, Knobs::LOSS_IS_GONE, Knobs::LOSS_WAITS] {
                 let mut s = st(Phase::Waiting);
                 let out = run(variant, &mut s, event(kind));
                 assert_eq!(out, effects(vec![exists_op()], vec![]), "{kind:?}");
                 assert_eq!(s, st(Phase::Checking));
             }
             let mut s = st(Phase::Waiting);
-            let out = run(Variant::NoRecheck, &mut s, event(kind));
+            let out = run(Knobs::NO_RECHECK, &mut s, event(kind));
             assert_eq!((out, s), (nothing(), st(Phase::Passed)), "{kind:?}");
         }
     }
@@ -228,7 +228,7 @@ mod barrier {
     fn sync_connected_while_waiting_rechecks_and_disconnected_does_nothing() {
         let mut s = st(Phase::Waiting);
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             Input::Session(SessionEvent::SyncConnected),
         );
@@ -238,7 +238,7 @@ mod barrier {
         );
         let mut s = st(Phase::Waiting);
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             Input::Session(SessionEvent::Disconnected),
         );
@@ -249,7 +249,7 @@ mod barrier {
     fn no_recheck_passes_on_disconnected() {
         let mut s = st(Phase::Waiting);
         let out = run(
-            Variant::NoRecheck,
+            Knobs::NO_RECHECK,
             &mut s,
             Input::Session(SessionEvent::Disconnected),
         );
@@ -270,7 +270,7 @@ mod barrier {
         // An event on another path, while waiting.
         let mut s = st(Phase::Waiting);
         let out = run(
-            Variant::NoRecheck,
+            Knobs::NO_RECHECK,
             &mut s,
             Input::Watch(WatchEvent {
                 kind: EventType::NodeDeleted,
@@ -285,19 +285,19 @@ mod barrier {
         for event in [SessionEvent::Expired, SessionEvent::Closed] {
             for phase in [Phase::Checking, Phase::Waiting] {
                 let mut s = st(phase);
-                let out = run(Variant::Reference, &mut s, Input::Session(event));
+                let out = run(Knobs::REFERENCE, &mut s, Input::Session(event));
                 assert_eq!(out, effects(vec![], vec![Observation::GaveUp]));
                 assert_eq!(s, dead(Some(Command::Wait)));
             }
             for (phase, interrupted) in [(Phase::Idle, None), (Phase::Lifting, Some(Command::Lift))]
             {
                 let mut s = st(phase);
-                let out = run(Variant::Reference, &mut s, Input::Session(event));
+                let out = run(Knobs::REFERENCE, &mut s, Input::Session(event));
                 assert_eq!((out, s), (nothing(), dead(interrupted)), "{phase:?}");
             }
             for phase in [Phase::Passed, Phase::Lifted] {
                 let mut s = st(phase);
-                let out = run(Variant::Reference, &mut s, Input::Session(event));
+                let out = run(Knobs::REFERENCE, &mut s, Input::Session(event));
                 assert_eq!((out, s), (nothing(), st(phase)), "{phase:?}");
             }
         }
@@ -313,7 +313,7 @@ mod barrier {
         ] {
             // (`SyncConnected` after `Expired` is a renewed session:
             // `a_renewed_wait_is_made_again`.)
-            let out = run(Variant::NoRecheck, &mut s, input);
+            let out = run(Knobs::NO_RECHECK, &mut s, input);
             assert_eq!((out, s), (nothing(), st(Phase::Dead)));
         }
     }
@@ -322,23 +322,23 @@ mod barrier {
     fn lift_is_done_on_deleted_or_no_node_and_repeats_a_lost_delete() {
         for result in [Ok(Response::Deleted), Err(ErrorCode::NoNode)] {
             let mut s = st(Phase::Lifting);
-            let out = run(Variant::Reference, &mut s, reply(delete_op(), result));
+            let out = run(Knobs::REFERENCE, &mut s, reply(delete_op(), result));
             assert_eq!((out, s), (nothing(), st(Phase::Lifted)));
         }
         let mut s = st(Phase::Lifting);
-        let out = run(Variant::Reference, &mut s, reply(delete_op(), lost()));
+        let out = run(Knobs::REFERENCE, &mut s, reply(delete_op(), lost()));
         assert_eq!(
             (out, s),
             (effects(vec![delete_op()], vec![]), st(Phase::Lifting))
         );
         let mut s = st(Phase::Lifting);
-        let out = run(Variant::Reference, &mut s, reply(delete_op(), expired()));
+        let out = run(Knobs::REFERENCE, &mut s, reply(delete_op(), expired()));
         assert_eq!((out, s), (nothing(), dead(Some(Command::Lift))));
     }
 
     #[test]
     fn busy_and_waiting_per_phase() {
-        let barrier = Barrier::new(Variant::Reference);
+        let barrier = Barrier::new(Knobs::REFERENCE);
         for (phase, busy, waiting) in [
             (Phase::Idle, false, false),
             (Phase::Checking, true, true),
@@ -355,7 +355,7 @@ mod barrier {
         assert!(!barrier.claims(&st(Phase::Waiting), "barrier"));
     }
 
-    fn world(variant: Variant, budget: FaultBudget) -> World<Barrier> {
+    fn world(variant: Knobs, budget: FaultBudget) -> World<Barrier> {
         let scripts = vec![
             vec![Command::Lift],
             vec![Command::Wait],
@@ -371,7 +371,7 @@ mod barrier {
 
     #[test]
     fn world_the_waiters_pass_after_the_lift_and_not_before() {
-        let world = world(Variant::Reference, FaultBudget::default());
+        let world = world(Knobs::REFERENCE, FaultBudget::default());
         let init = world.init_states().remove(0);
         assert!(init.net.store.exists(&node()));
         // Both waiters find the node and wait.
@@ -402,7 +402,7 @@ mod barrier {
     #[test]
     fn world_no_recheck_passes_on_a_disconnect_while_the_barrier_stands() {
         let budget = FaultBudget::of(Kind::Disconnect, 1);
-        let world = world(Variant::NoRecheck, budget);
+        let world = world(Knobs::NO_RECHECK, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(1)]);
         state = walk(&world, state, &round_trip(1));
@@ -425,7 +425,7 @@ mod barrier {
         let budget = FaultBudget::default()
             .with(Kind::Disconnect, 1)
             .with(Kind::Expire, 1);
-        let world = world(Variant::Reference, budget);
+        let world = world(Knobs::REFERENCE, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(1), Action::Invoke(2)]);
         state = walk(&world, state, &round_trip(1));
@@ -456,7 +456,7 @@ mod barrier {
     #[test]
     fn world_loss_waits_waits_forever_after_a_lost_exists_reply() {
         let budget = FaultBudget::of(Kind::LoseReply, 1);
-        let world = world(Variant::LossWaits, budget.clone());
+        let world = world(Knobs::LOSS_WAITS, budget.clone());
         let init = world.init_states().remove(0);
         let mut state = walk(
             &world,
@@ -479,7 +479,7 @@ mod barrier {
         assert!(world.is_quiescent(&state));
         assert!(!waiters_proceed(&world, &state));
         // The reference, the same run: asks again and passes.
-        let world = super::barrier::world(Variant::Reference, budget);
+        let world = super::barrier::world(Knobs::REFERENCE, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(
             &world,
@@ -536,7 +536,7 @@ mod double_barrier {
     use std::sync::Arc;
     use zoocheck::models::double_barrier::{
         enter_safety, leave_safety, no_deadlock, someone_computes, someone_left, Command,
-        DoubleBarrier, Phase, State, Variant, BARRIER, READY,
+        DoubleBarrier, Knobs, Phase, State, BARRIER, READY,
     };
     use zoocheck::models::joined::{Joined, Joins};
     use zoocheck::store::{CreateMode, Store};
@@ -560,7 +560,7 @@ mod double_barrier {
         Phase::Watching(Arc::from(name))
     }
 
-    fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Joined> {
+    fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects<Joined> {
         let mut out = Effects::default();
         DoubleBarrier::new(variant, X).handle(ME, state, input, &mut out);
         out
@@ -640,7 +640,7 @@ mod double_barrier {
 
     #[test]
     fn enter_sets_the_ready_watch_first_except_watch_after_listing() {
-        for variant in [Variant::Seed, Variant::Count, Variant::CountAll] {
+        for variant in [Knobs::SEED, Knobs::COUNT, Knobs::COUNT_ALL] {
             let mut s = st(Phase::Idle, None);
             let out = run(variant, &mut s, Input::Command(Command::Enter));
             assert_eq!(out, effects(vec![ready_exists()], vec![]));
@@ -648,7 +648,7 @@ mod double_barrier {
         }
         let mut s = st(Phase::Idle, None);
         let out = run(
-            Variant::WatchAfterListing,
+            Knobs::WATCH_AFTER_LISTING,
             &mut s,
             Input::Command(Command::Enter),
         );
@@ -660,7 +660,7 @@ mod double_barrier {
     fn the_ready_watch_answered_creates_our_ephemeral_node_named_by_guid() {
         let mut s = st(Phase::Arming, None);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(ready_exists(), Ok(Response::Exists(None))),
         );
@@ -669,7 +669,7 @@ mod double_barrier {
         // Ready already there: remembered.
         let mut s = st(Phase::Arming, None);
         run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(ready_exists(), Ok(Response::Exists(Some(stat())))),
         );
@@ -677,7 +677,7 @@ mod double_barrier {
         // A restarted process has its own name.
         let mut s = st(Phase::Arming, None);
         let mut out = Effects::default();
-        DoubleBarrier::new(Variant::Seed, X).handle(
+        DoubleBarrier::new(Knobs::SEED, X).handle(
             Incarnation {
                 client: 2,
                 restarts: 1,
@@ -698,14 +698,14 @@ mod double_barrier {
             (Phase::CreatingReady, create_ready()),
         ] {
             let mut s = mine(phase.clone());
-            let out = run(Variant::Seed, &mut s, reply(op.clone(), lost()));
+            let out = run(Knobs::SEED, &mut s, reply(op.clone(), lost()));
             assert_eq!(out, effects(vec![op], vec![]), "{phase:?}");
             assert_eq!(s, mine(phase));
         }
         // The late watch of watch_after_listing too.
         let mut s = mine(Phase::AwaitingReady);
         let out = run(
-            Variant::WatchAfterListing,
+            Knobs::WATCH_AFTER_LISTING,
             &mut s,
             reply(ready_exists(), lost()),
         );
@@ -716,7 +716,7 @@ mod double_barrier {
     fn our_create_created_or_node_exists_lists_without_a_watch() {
         for result in [created("c0"), Err(ErrorCode::NodeExists)] {
             let mut s = mine(Phase::Joining);
-            let out = run(Variant::Seed, &mut s, reply(create_mine(), result));
+            let out = run(Knobs::SEED, &mut s, reply(create_mine(), result));
             assert_eq!(out, effects(vec![list(false)], vec![]));
             assert_eq!(s, mine(Phase::Counting));
         }
@@ -727,14 +727,14 @@ mod double_barrier {
         // Ready does not count as a process node.
         let mut s = mine(Phase::Counting);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(list(false), children(&[READY, "c0"])),
         );
         assert_eq!((out, s), (nothing(), mine(Phase::AwaitingReady)));
         let mut s = mine(Phase::Counting);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(list(false), children(&["c1", "c0"])),
         );
@@ -746,14 +746,14 @@ mod double_barrier {
     fn watch_after_listing_sets_the_watch_only_when_short_and_ignores_its_answer() {
         let mut s = mine(Phase::Counting);
         let out = run(
-            Variant::WatchAfterListing,
+            Knobs::WATCH_AFTER_LISTING,
             &mut s,
             reply(list(false), children(&["c0"])),
         );
         assert_eq!(out, effects(vec![ready_exists()], vec![]));
         assert_eq!(s, mine(Phase::AwaitingReady));
         let out = run(
-            Variant::WatchAfterListing,
+            Knobs::WATCH_AFTER_LISTING,
             &mut s,
             reply(ready_exists(), Ok(Response::Exists(Some(stat())))),
         );
@@ -764,7 +764,7 @@ mod double_barrier {
     fn ready_created_or_existing_computes() {
         for result in [created(READY), Err(ErrorCode::NodeExists)] {
             let mut s = mine(Phase::CreatingReady);
-            let out = run(Variant::Seed, &mut s, reply(create_ready(), result));
+            let out = run(Knobs::SEED, &mut s, reply(create_ready(), result));
             assert_eq!((out, s), (nothing(), mine(Phase::Computing)));
         }
     }
@@ -773,14 +773,14 @@ mod double_barrier {
     fn ready_event_while_awaiting_computes_and_the_creator_waits_for_its_reply() {
         let mut s = mine(Phase::AwaitingReady);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             event(EventType::NodeCreated, at(READY)),
         );
         assert_eq!((out, s), (nothing(), mine(Phase::Computing)));
         let mut s = mine(Phase::CreatingReady);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             event(EventType::NodeCreated, at(READY)),
         );
@@ -792,7 +792,7 @@ mod double_barrier {
         for phase in [Phase::Joining, Phase::Counting] {
             let mut s = mine(phase.clone());
             let out = run(
-                Variant::Seed,
+                Knobs::SEED,
                 &mut s,
                 event(EventType::NodeCreated, at(READY)),
             );
@@ -801,7 +801,7 @@ mod double_barrier {
             // Then a short listing computes at once.
             s.phase = Phase::Counting;
             let out = run(
-                Variant::Seed,
+                Knobs::SEED,
                 &mut s,
                 reply(list(false), children(&[READY, "c0"])),
             );
@@ -809,7 +809,7 @@ mod double_barrier {
             assert_eq!(s.phase, Phase::Computing);
             let mut s = mine(phase.clone());
             run(
-                Variant::ForgetEarlyReady,
+                Knobs::FORGET_EARLY_READY,
                 &mut s,
                 event(EventType::NodeCreated, at(READY)),
             );
@@ -822,13 +822,13 @@ mod double_barrier {
     #[test]
     fn leave_lists_without_a_watch_and_only_when_computing() {
         let mut s = mine(Phase::Computing);
-        let out = run(Variant::Seed, &mut s, Input::Command(Command::Leave));
+        let out = run(Knobs::SEED, &mut s, Input::Command(Command::Leave));
         assert_eq!(
             (out, s),
             (effects(vec![list(false)], vec![]), mine(Phase::Listing))
         );
         let mut s = mine(Phase::AwaitingReady);
-        let out = run(Variant::Seed, &mut s, Input::Command(Command::Leave));
+        let out = run(Knobs::SEED, &mut s, Input::Command(Command::Leave));
         assert_eq!((out, s), (nothing(), mine(Phase::AwaitingReady)));
     }
 
@@ -836,16 +836,12 @@ mod double_barrier {
     fn leave_listing_follows_the_seeds_steps() {
         // No process node: exit.
         let mut s = mine(Phase::Listing);
-        let out = run(
-            Variant::Seed,
-            &mut s,
-            reply(list(false), children(&[READY])),
-        );
+        let out = run(Knobs::SEED, &mut s, reply(list(false), children(&[READY])));
         assert_eq!((out, s), (nothing(), mine(Phase::Left)));
         // Only ours: delete and exit once deleted.
         let mut s = mine(Phase::Listing);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(list(false), children(&[READY, "c0"])),
         );
@@ -856,7 +852,7 @@ mod double_barrier {
         // Lowest: wait on the highest.
         let mut s = mine(Phase::Listing);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(list(false), children(&["c2", "c0", "c1"])),
         );
@@ -867,7 +863,7 @@ mod double_barrier {
         // Not lowest: delete ours, wait on the lowest.
         let mut s = st(Phase::Listing, Some("c1"));
         let mut out = Effects::default();
-        DoubleBarrier::new(Variant::Seed, X).handle(
+        DoubleBarrier::new(Knobs::SEED, X).handle(
             Incarnation {
                 client: 1,
                 restarts: 0,
@@ -888,11 +884,11 @@ mod double_barrier {
     fn leave_deleting_exits_on_deleted_or_no_node_and_repeats_a_lost_delete() {
         for result in [Ok(Response::Deleted), Err(ErrorCode::NoNode)] {
             let mut s = mine(Phase::Deleting);
-            let out = run(Variant::Seed, &mut s, reply(delete_mine(), result));
+            let out = run(Knobs::SEED, &mut s, reply(delete_mine(), result));
             assert_eq!((out, s), (nothing(), mine(Phase::Left)));
         }
         let mut s = mine(Phase::Deleting);
-        let out = run(Variant::Seed, &mut s, reply(delete_mine(), lost()));
+        let out = run(Knobs::SEED, &mut s, reply(delete_mine(), lost()));
         assert_eq!(
             (out, s),
             (effects(vec![delete_mine()], vec![]), mine(Phase::Deleting))
@@ -903,45 +899,37 @@ mod double_barrier {
     fn watching_waits_on_exists_and_lists_again_when_gone_lost_or_notified() {
         let mut s = mine(watching("c2"));
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             reply(exists_on("c2"), Ok(Response::Exists(Some(stat())))),
         );
         assert_eq!((out, s), (nothing(), mine(watching("c2"))));
         for result in [Ok(Response::Exists(None)), lost()] {
             let mut s = mine(watching("c2"));
-            let out = run(Variant::Seed, &mut s, reply(exists_on("c2"), result));
+            let out = run(Knobs::SEED, &mut s, reply(exists_on("c2"), result));
             assert_eq!(
                 (out, s),
                 (effects(vec![list(false)], vec![]), mine(Phase::Listing))
             );
         }
         let mut s = mine(watching("c2"));
-        let out = run(
-            Variant::Seed,
-            &mut s,
-            event(EventType::NodeDeleted, at("c2")),
-        );
+        let out = run(Knobs::SEED, &mut s, event(EventType::NodeDeleted, at("c2")));
         assert_eq!(
             (out, s),
             (effects(vec![list(false)], vec![]), mine(Phase::Listing))
         );
         // Another node's event, or our pipelined delete's reply: nothing.
         let mut s = mine(watching("c2"));
-        let out = run(
-            Variant::Seed,
-            &mut s,
-            event(EventType::NodeDeleted, at("c1")),
-        );
+        let out = run(Knobs::SEED, &mut s, event(EventType::NodeDeleted, at("c1")));
         assert_eq!(out, nothing());
-        let out = run(Variant::Seed, &mut s, reply(delete_mine(), lost()));
+        let out = run(Knobs::SEED, &mut s, reply(delete_mine(), lost()));
         assert_eq!((out, s), (nothing(), mine(watching("c2"))));
     }
 
     #[test]
     fn a_lost_leave_listing_is_sent_again() {
         let mut s = mine(Phase::Listing);
-        let out = run(Variant::Seed, &mut s, reply(list(false), lost()));
+        let out = run(Knobs::SEED, &mut s, reply(list(false), lost()));
         assert_eq!(
             (out, s),
             (effects(vec![list(false)], vec![]), mine(Phase::Listing))
@@ -952,7 +940,7 @@ mod double_barrier {
 
     #[test]
     fn count_leave_deletes_then_lists_with_a_watch() {
-        for variant in [Variant::Count, Variant::CountAll] {
+        for variant in [Knobs::COUNT, Knobs::COUNT_ALL] {
             let mut s = mine(Phase::Computing);
             let out = run(variant, &mut s, Input::Command(Command::Leave));
             assert_eq!(out, effects(vec![delete_mine(), list(true)], vec![]));
@@ -963,21 +951,17 @@ mod double_barrier {
     #[test]
     fn count_exits_at_zero_process_nodes_and_count_all_never_with_ready() {
         let mut s = mine(Phase::Draining);
-        let out = run(
-            Variant::Count,
-            &mut s,
-            reply(list(true), children(&[READY])),
-        );
+        let out = run(Knobs::COUNT, &mut s, reply(list(true), children(&[READY])));
         assert_eq!((out, s), (nothing(), mine(Phase::Left)));
         let mut s = mine(Phase::Draining);
         let out = run(
-            Variant::CountAll,
+            Knobs::COUNT_ALL,
             &mut s,
             reply(list(true), children(&[READY])),
         );
         assert_eq!((out, s), (nothing(), mine(Phase::Draining)));
         let mut s = mine(Phase::Draining);
-        let out = run(Variant::CountAll, &mut s, reply(list(true), children(&[])));
+        let out = run(Knobs::COUNT_ALL, &mut s, reply(list(true), children(&[])));
         assert_eq!((out, s), (nothing(), mine(Phase::Left)));
     }
 
@@ -985,25 +969,25 @@ mod double_barrier {
     fn count_waits_while_others_remain_deletes_again_if_ours_remains_and_relists_on_event() {
         let mut s = mine(Phase::Draining);
         let out = run(
-            Variant::Count,
+            Knobs::COUNT,
             &mut s,
             reply(list(true), children(&[READY, "c1"])),
         );
         assert_eq!((out, s), (nothing(), mine(Phase::Draining)));
         let mut s = mine(Phase::Draining);
         let out = run(
-            Variant::Count,
+            Knobs::COUNT,
             &mut s,
             reply(list(true), children(&["c0", "c1"])),
         );
         assert_eq!(out, effects(vec![delete_mine(), list(true)], vec![]));
         let out = run(
-            Variant::Count,
+            Knobs::COUNT,
             &mut s,
             event(EventType::NodeChildrenChanged, Path::new(BARRIER)),
         );
         assert_eq!(out, effects(vec![list(true)], vec![]));
-        let out = run(Variant::Count, &mut s, reply(list(true), lost()));
+        let out = run(Knobs::COUNT, &mut s, reply(list(true), lost()));
         assert_eq!(out, effects(vec![list(true)], vec![]));
         assert_eq!(s, mine(Phase::Draining));
     }
@@ -1026,7 +1010,7 @@ mod double_barrier {
             Phase::Draining,
         ] {
             let mut s = mine(phase.clone());
-            let out = run(Variant::Seed, &mut s, Input::Session(SessionEvent::Expired));
+            let out = run(Knobs::SEED, &mut s, Input::Session(SessionEvent::Expired));
             let waiting = matches!(
                 phase,
                 Phase::AwaitingReady | Phase::Watching(_) | Phase::Draining
@@ -1040,12 +1024,12 @@ mod double_barrier {
             assert_eq!(s.phase, Phase::Dead, "{phase:?}");
         }
         let mut s = mine(Phase::Left);
-        let out = run(Variant::Seed, &mut s, Input::Session(SessionEvent::Closed));
+        let out = run(Knobs::SEED, &mut s, Input::Session(SessionEvent::Closed));
         assert_eq!((out, s), (nothing(), mine(Phase::Left)));
         // Dead stays dead.
         let mut s = mine(Phase::Dead);
         let out = run(
-            Variant::Seed,
+            Knobs::SEED,
             &mut s,
             event(EventType::NodeCreated, at(READY)),
         );
@@ -1056,14 +1040,14 @@ mod double_barrier {
     fn disconnected_and_sync_connected_change_nothing() {
         for event in [SessionEvent::Disconnected, SessionEvent::SyncConnected] {
             let mut s = mine(Phase::AwaitingReady);
-            let out = run(Variant::Seed, &mut s, Input::Session(event));
+            let out = run(Knobs::SEED, &mut s, Input::Session(event));
             assert_eq!((out, s), (nothing(), mine(Phase::AwaitingReady)));
         }
     }
 
     #[test]
     fn the_server_fact_joined_is_a_process_node_created_not_ready() {
-        let recipe = DoubleBarrier::new(Variant::Seed, X);
+        let recipe = DoubleBarrier::new(Knobs::SEED, X);
         assert_eq!(recipe.served(&create_mine(), &created("c0")), Some(Joined));
         assert_eq!(
             recipe.served(&create_mine(), &Err(ErrorCode::NodeExists)),
@@ -1075,7 +1059,7 @@ mod double_barrier {
 
     #[test]
     fn released_together_only_when_no_process_node_remains() {
-        let recipe = DoubleBarrier::new(Variant::Seed, X);
+        let recipe = DoubleBarrier::new(Knobs::SEED, X);
         let s = mine(watching("c1"));
         let tree = |names: &[&str]| {
             let mut store = Store::default();
@@ -1102,7 +1086,7 @@ mod double_barrier {
     fn threshold_is_the_number_of_clients_that_enter() {
         use Command::*;
         let recipe = DoubleBarrier::build(
-            Variant::Seed,
+            Knobs::SEED,
             &Default::default(),
             &[vec![Enter, Leave], vec![Enter], vec![Enter, Leave]],
         );
@@ -1113,7 +1097,7 @@ mod double_barrier {
 
     // Through the world.
 
-    fn world(variant: Variant, budget: FaultBudget) -> World<DoubleBarrier> {
+    fn world(variant: Knobs, budget: FaultBudget) -> World<DoubleBarrier> {
         let scripts = vec![vec![Command::Enter, Command::Leave]; 2];
         World::new(
             DoubleBarrier::build(variant, &Default::default(), &scripts),
@@ -1138,7 +1122,7 @@ mod double_barrier {
 
     #[test]
     fn world_both_enter_compute_and_leave_and_the_joined_count_is_a_server_fact() {
-        let world = world(Variant::Seed, FaultBudget::default());
+        let world = world(Knobs::SEED, FaultBudget::default());
         let init = world.init_states().remove(0);
         // c0 joins and its listing shows one node: it waits.
         let mut state = walk(&world, init, &joins(0));
@@ -1187,7 +1171,7 @@ mod double_barrier {
     #[test]
     fn world_a_crash_before_ready_leaves_the_other_short_and_excused() {
         let budget = FaultBudget::of(Kind::Crash, 1);
-        let world = world(Variant::Seed, budget);
+        let world = world(Knobs::SEED, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &joins(0));
         state = walk(
@@ -1216,7 +1200,7 @@ mod double_barrier {
     #[test]
     fn world_a_lost_create_reply_still_joined_and_the_retry_finds_our_node() {
         let budget = FaultBudget::of(Kind::LoseReply, 1);
-        let world = world(Variant::Seed, budget);
+        let world = world(Knobs::SEED, budget);
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &[Action::Invoke(0)]);
         state = walk(&world, state, &round_trip(0));
@@ -1239,7 +1223,7 @@ mod double_barrier {
 
     #[test]
     fn leave_safety_and_enter_safety_read_states_and_the_joined_count() {
-        let world = world(Variant::Seed, FaultBudget::default());
+        let world = world(Knobs::SEED, FaultBudget::default());
         let init = world.init_states().remove(0);
         let mut state = walk(&world, init, &joins(0));
         state = walk(&world, state, &joins(1));
@@ -1312,7 +1296,7 @@ mod double_barrier {
     const HERD_STEPS: usize = 49;
 
     /// Four processes that enter and leave, with the faults of `budget`.
-    fn four(variant: Variant, budget: FaultBudget) -> World<DoubleBarrier> {
+    fn four(variant: Knobs, budget: FaultBudget) -> World<DoubleBarrier> {
         let scripts = vec![vec![Command::Enter, Command::Leave]; 4];
         let recipe = DoubleBarrier::build(variant, &Default::default(), &scripts);
         World {
@@ -1335,13 +1319,13 @@ mod double_barrier {
     fn seeded_walks_find_the_herd_of_seed_004s_leave_with_four_processes() {
         // Everyone watches the barrier's children: one deletion wakes every
         // process still waiting to leave.
-        let world = four(Variant::Count, FaultBudget::default());
+        let world = four(Knobs::COUNT, FaultBudget::default());
         assert_eq!(first_herd(&world, 2_000), Some((HERD_SEED, HERD_STEPS)));
     }
 
     #[test]
     fn seeded_walks_find_no_herd_in_the_seeds_leave_with_four_processes() {
-        let world = four(Variant::Seed, FaultBudget::default());
+        let world = four(Knobs::SEED, FaultBudget::default());
         assert_eq!(first_herd(&world, 2_000), None);
     }
 
@@ -1354,7 +1338,7 @@ mod double_barrier {
             .with(Kind::Crash, 1)
             .with(Kind::Disconnect, 1)
             .with(Kind::Expire, 1);
-        let world = four(Variant::Seed, budget);
+        let world = four(Knobs::SEED, budget);
         assert_eq!(first_herd(&world, 2_000), Some((156, 50)));
     }
 }

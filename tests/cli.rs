@@ -3043,12 +3043,11 @@ fn side_by_side(file: &str, variants: &str, own: &str) -> String {
     run.stdout
 }
 
-/// The election's, the shared lock's and the revocable lock's variants are
-/// knobs too: the reference with one knob turned is the preset it makes (the
-/// file's own column, its counts the snapshot's), and a setting no preset
-/// names runs beside them.
+/// Every recipe's variants are knobs, as the lock's are: the reference with
+/// a knob or two turned is the preset it makes (the file's own column, its
+/// counts the snapshot's), and a setting no preset names runs beside them.
 #[test]
-fn the_election_and_shared_and_revocable_lock_variants_are_knobs_turned_beside_each_other() {
+fn every_recipes_variants_are_knobs_turned_beside_each_other() {
     let file = "scenarios/election/careless_resign_2_clients.toml";
     let own = "guid resigns=node_first";
     let stdout = side_by_side(
@@ -3080,6 +3079,71 @@ fn the_election_and_shared_and_revocable_lock_variants_are_knobs_turned_beside_e
         "guid reads=events_only, guid while_waiting=ignores fenced=true",
         "guid reads=events_only",
     );
+    // The barrier's: loss_waits is two knobs turned, and either alone holds.
+    let both = "reference on_loss=waits on_callback=node_events";
+    let stdout = side_by_side(
+        "scenarios/barrier/loss_waits_lose_reply.toml",
+        &format!("{both}, reference on_loss=waits, reference on_callback=node_events"),
+        both,
+    );
+    let waiters_proceed = row_words(&stdout, "waiters_proceed");
+    assert_eq!(
+        waiters_proceed[1..],
+        ["violated", "violated", "(10)", "holds", "holds"]
+    );
+    // The queue's: exactly_once is two knobs turned, each closing one lost
+    // reply; the priority queue's stale batch is its on_change turned.
+    let stdout = side_by_side(
+        "scenarios/queue/guid_lose_reply.toml",
+        "guid, guid take_by=receipt, guid put_recovery=marker, exactly_once",
+        "guid",
+    );
+    let once = row_words(&stdout, "consumed_once");
+    let lost = row_words(&stdout, "no_item_lost");
+    assert_eq!(once[3..], ["(23)", "violated", "(25)", "holds", "holds"]);
+    assert_eq!(lost[3..], ["(15)", "holds", "violated", "(17)", "holds"]);
+    let stdout = side_by_side(
+        "scenarios/priority_queue/stale_batch_1_consumer.toml",
+        "fresh on_change=relist, fresh, fresh on_change=ignore",
+        "fresh on_change=relist",
+    );
+    let first = row_words(&stdout, "highest_priority_first");
+    assert_eq!(
+        first[2..],
+        ["violated", "(17)", "holds", "violated", "(17)"]
+    );
+    // Configuration's and membership's: a preset is its knob turned.
+    side_by_side(
+        "scenarios/configuration/one_shot_2_writes.toml",
+        "reference watches=first_read, reference",
+        "reference watches=first_read",
+    );
+    side_by_side(
+        "scenarios/membership/persistent_crash.toml",
+        "reference nodes=persistent, reference",
+        "reference nodes=persistent",
+    );
+    // The double barrier's, the semaphore's and the two-phase commit's, with
+    // a setting no preset names: kazoo's semaphore counts under the lock.
+    side_by_side(
+        "scenarios/double_barrier/count_2_clients.toml",
+        "seed leave=count_processes, seed leave=count_children",
+        "seed leave=count_processes",
+    );
+    let stdout = side_by_side(
+        "scenarios/semaphore/check_then_create_3_clients.toml",
+        "reference locked=false order=count_then_create, reference order=count_then_create",
+        "reference locked=false order=count_then_create",
+    );
+    let within = row_words(&stdout, "leases_within_limit");
+    assert_eq!(within[2..], ["violated", "(15)", "holds"]);
+    let stdout = side_by_side(
+        "scenarios/two_phase_commit/reference_crash.toml",
+        "reference, ephemeral_sites, reference site_nodes=own_ephemeral notified=coordinator",
+        "reference",
+    );
+    let agreement = row_words(&stdout, "agreement");
+    assert_eq!(agreement[2..], ["holds", "violated", "(29)", "holds"]);
 
     // An unknown value is refused, naming the knob and its values.
     let run = zoocheck(["check", file, "--variants", "guid resigns=never"]);

@@ -7,7 +7,7 @@ use stateright::Model;
 use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::models::configuration::{
-    readers_hold_the_last_value, Command, Configuration, Phase, State, Variant,
+    readers_hold_the_last_value, Command, Configuration, Knobs, Phase, State,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{
@@ -23,7 +23,7 @@ const ME: Incarnation = Incarnation {
     restarts: 0,
 };
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects {
     let mut out = Effects::default();
     Configuration::new(variant).handle(ME, state, input, &mut out);
     out
@@ -82,13 +82,13 @@ fn sends(requests: Vec<Op>) -> Effects {
 #[test]
 fn a_writer_writes_the_next_value_and_again_after_a_lost_reply() {
     let mut s = st(Phase::Idle, 0, None, false);
-    let out = run(Variant::Reference, &mut s, Input::Command(Command::Write));
+    let out = run(Knobs::REFERENCE, &mut s, Input::Command(Command::Write));
     assert_eq!(
         (out, &s),
         (sends(vec![set("1")]), &st(Phase::Writing, 1, None, false))
     );
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(set("1"), Err(ErrorCode::ConnectionLoss)),
     );
@@ -96,18 +96,18 @@ fn a_writer_writes_the_next_value_and_again_after_a_lost_reply() {
     let ok = Ok(Response::SetData {
         stat: Stat::default(),
     });
-    run(Variant::Reference, &mut s, reply(set("1"), ok));
+    run(Knobs::REFERENCE, &mut s, reply(set("1"), ok));
     assert_eq!(s, st(Phase::Idle, 1, None, false));
-    let out = run(Variant::Reference, &mut s, Input::Command(Command::Write));
+    let out = run(Knobs::REFERENCE, &mut s, Input::Command(Command::Write));
     assert_eq!(out, sends(vec![set("2")]));
 }
 
 #[test]
 fn a_reader_reads_with_a_watch_as_its_variant_does() {
     for (variant, requests) in [
-        (Variant::Reference, vec![get(true)]),
-        (Variant::OneShot, vec![get(true)]),
-        (Variant::ReadThenWatch, vec![get(false), exists()]),
+        (Knobs::REFERENCE, vec![get(true)]),
+        (Knobs::ONE_SHOT, vec![get(true)]),
+        (Knobs::READ_THEN_WATCH, vec![get(false), exists()]),
     ] {
         let mut s = st(Phase::Idle, 0, None, false);
         let out = run(variant, &mut s, Input::Command(Command::Read));
@@ -119,9 +119,9 @@ fn a_reader_reads_with_a_watch_as_its_variant_does() {
 #[test]
 fn a_notification_reads_again_with_a_watch_unless_one_shot() {
     for (variant, requests) in [
-        (Variant::Reference, vec![get(true)]),
-        (Variant::OneShot, vec![get(false)]),
-        (Variant::ReadThenWatch, vec![get(false), exists()]),
+        (Knobs::REFERENCE, vec![get(true)]),
+        (Knobs::ONE_SHOT, vec![get(false)]),
+        (Knobs::READ_THEN_WATCH, vec![get(false), exists()]),
     ] {
         let mut s = st(Phase::Holding, 0, Some(0), false);
         assert_eq!(
@@ -132,30 +132,22 @@ fn a_notification_reads_again_with_a_watch_unless_one_shot() {
     }
     // A reader still reading waits for its answer.
     let mut s = st(Phase::Reading, 0, None, false);
-    assert_eq!(run(Variant::Reference, &mut s, changed()), sends(vec![]));
+    assert_eq!(run(Knobs::REFERENCE, &mut s, changed()), sends(vec![]));
 }
 
 #[test]
 fn a_read_holds_its_value_and_a_new_one_is_an_update() {
     let mut s = st(Phase::Reading, 0, None, false);
-    run(Variant::Reference, &mut s, reply(get(true), value(None)));
+    run(Knobs::REFERENCE, &mut s, reply(get(true), value(None)));
     assert_eq!(s, st(Phase::Holding, 0, Some(0), false));
     s.phase = Phase::Reading;
-    run(
-        Variant::Reference,
-        &mut s,
-        reply(get(true), value(Some("0"))),
-    );
+    run(Knobs::REFERENCE, &mut s, reply(get(true), value(Some("0"))));
     assert_eq!(s, st(Phase::Holding, 0, Some(0), false), "the same value");
     s.phase = Phase::Reading;
-    run(
-        Variant::Reference,
-        &mut s,
-        reply(get(true), value(Some("2"))),
-    );
+    run(Knobs::REFERENCE, &mut s, reply(get(true), value(Some("2"))));
     assert_eq!(s, st(Phase::Holding, 0, Some(2), true));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(get(true), Err(ErrorCode::ConnectionLoss)),
     );
@@ -166,28 +158,28 @@ fn a_read_holds_its_value_and_a_new_one_is_an_update() {
 fn a_reader_whose_session_ends_is_out() {
     let mut s = st(Phase::Holding, 0, Some(1), false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::Expired),
     );
     assert_eq!(s.phase, Phase::Dead);
     let mut s = st(Phase::Reading, 0, Some(1), false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(get(true), Err(ErrorCode::SessionExpired)),
     );
     assert_eq!(s.phase, Phase::Dead);
     let mut s = st(Phase::Holding, 0, Some(1), false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::Disconnected),
     );
     assert_eq!(s, st(Phase::Holding, 0, Some(1), false));
 }
 
-fn world(variant: Variant) -> World<Configuration> {
+fn world(variant: Knobs) -> World<Configuration> {
     World::new(
         Configuration::new(variant),
         vec![vec![Command::Write], vec![Command::Read]],
@@ -211,7 +203,7 @@ fn world_a_write_between_the_read_and_the_watch_is_missed_only_when_they_are_apa
     use Action::*;
     // The reader's read is served, then the write, then (read_then_watch)
     // its exists: the watch comes too late.
-    let flawed = world(Variant::ReadThenWatch);
+    let flawed = world(Knobs::READ_THEN_WATCH);
     let state = walk(
         &flawed,
         &[
@@ -229,7 +221,7 @@ fn world_a_write_between_the_read_and_the_watch_is_missed_only_when_they_are_apa
     assert_eq!(state.processes[1].recipe.value, Some(0));
     assert!(!readers_hold_the_last_value(&flawed, &state));
     // The same order with the watch set by the read: notified, reads again.
-    let reference = world(Variant::Reference);
+    let reference = world(Knobs::REFERENCE);
     let state = walk(
         &reference,
         &[
@@ -255,27 +247,27 @@ fn world_a_write_between_the_read_and_the_watch_is_missed_only_when_they_are_apa
 #[test]
 fn a_renewed_session_reads_again_and_writes_again() {
     let dead = |s: &State| s.phase == Phase::Dead;
-    let renew = |variant: Variant, s: &mut State| {
+    let renew = |variant: Knobs, s: &mut State| {
         expire_and_renew(&Configuration::new(variant), ME, s, dead).requests
     };
     for (variant, again, phase) in [
-        (Variant::Reference, vec![get(true)], Phase::Reading),
-        (Variant::KeepsOldWatch, vec![], Phase::Holding),
+        (Knobs::REFERENCE, vec![get(true)], Phase::Reading),
+        (Knobs::KEEPS_OLD_WATCH, vec![], Phase::Holding),
     ] {
         let mut s = st(Phase::Holding, 0, Some(1), false);
         assert_eq!(renew(variant, &mut s), again, "{variant:?}");
         assert_eq!(s, st(phase, 0, Some(1), false), "{variant:?}");
     }
     let mut s = st(Phase::Writing, 2, None, false);
-    assert_eq!(renew(Variant::Reference, &mut s), vec![set("2")]);
+    assert_eq!(renew(Knobs::REFERENCE, &mut s), vec![set("2")]);
     assert_eq!(s, st(Phase::Writing, 2, None, false));
     // A first read cut off is made again.
     let mut s = st(Phase::Reading, 0, None, false);
-    assert_eq!(renew(Variant::KeepsOldWatch, &mut s), vec![get(true)]);
+    assert_eq!(renew(Knobs::KEEPS_OLD_WATCH, &mut s), vec![get(true)]);
     assert_eq!(s, st(Phase::Reading, 0, None, false));
     // A writer whose last write had returned has nothing to make again.
     let mut s = st(Phase::Idle, 2, None, false);
-    assert!(renew(Variant::Reference, &mut s).is_empty());
+    assert!(renew(Knobs::REFERENCE, &mut s).is_empty());
     assert_eq!(s, st(Phase::Idle, 2, None, false));
 }
 

@@ -12,7 +12,7 @@ use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::membership::{
     member_sees_another, views_follow_the_group, views_list_only_joined, Command, Created, Group,
-    Membership, Phase, State, Variant,
+    Knobs, Membership, Phase, State,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{
@@ -28,7 +28,7 @@ const ME: Incarnation = Incarnation {
     restarts: 0,
 };
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Created> {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects<Created> {
     let mut out = Effects::default();
     Membership::new(variant).handle(ME, state, input, &mut out);
     out
@@ -86,7 +86,7 @@ fn a_renewed_session_joins_again_under_a_name_of_that_session() {
     // The reference names its node after the session too: c1s1, then c1s2.
     let mut s = st(Phase::Dead, &[], true);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::SyncConnected),
     );
@@ -100,7 +100,7 @@ fn a_renewed_session_joins_again_under_a_name_of_that_session() {
     );
     s.phase = Phase::Dead;
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::SyncConnected),
     );
@@ -110,7 +110,7 @@ fn a_renewed_session_joins_again_under_a_name_of_that_session() {
     // may still bear.
     let mut s = st(Phase::Dead, &[], false);
     let out = run(
-        Variant::ProcessGuid,
+        Knobs::PROCESS_GUID,
         &mut s,
         Input::Session(SessionEvent::SyncConnected),
     );
@@ -118,7 +118,7 @@ fn a_renewed_session_joins_again_under_a_name_of_that_session() {
     // A reconnect of a live session is no renewal.
     let mut s = st(Phase::Member, &["c1"], false);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::SyncConnected),
     );
@@ -129,22 +129,22 @@ fn a_renewed_session_joins_again_under_a_name_of_that_session() {
 #[test]
 fn join_creates_an_ephemeral_node_named_by_the_guid() {
     let mut s = st(Phase::Idle, &[], false);
-    let out = run(Variant::Reference, &mut s, Input::Command(Command::Join));
+    let out = run(Knobs::REFERENCE, &mut s, Input::Command(Command::Join));
     assert_eq!(out, sends(vec![create(CreateMode::Ephemeral)]));
     assert_eq!(s, st(Phase::Creating, &[], false));
     // Joining again changes nothing.
-    let out = run(Variant::Reference, &mut s, Input::Command(Command::Join));
+    let out = run(Knobs::REFERENCE, &mut s, Input::Command(Command::Join));
     assert_eq!(out, sends(vec![]));
     // The persistent variant's node outlives its session.
     let mut s = st(Phase::Idle, &[], false);
-    let out = run(Variant::Persistent, &mut s, Input::Command(Command::Join));
+    let out = run(Knobs::PERSISTENT, &mut s, Input::Command(Command::Join));
     assert_eq!(out, sends(vec![create(CreateMode::Persistent)]));
 }
 
 #[test]
 fn an_optimistic_member_lists_itself_before_its_create_is_confirmed() {
     let mut s = st(Phase::Idle, &[], false);
-    run(Variant::Optimistic, &mut s, Input::Command(Command::Join));
+    run(Knobs::OPTIMISTIC, &mut s, Input::Command(Command::Join));
     assert_eq!(s, st(Phase::Creating, &["c1"], false));
 }
 
@@ -153,7 +153,7 @@ fn a_confirmed_create_or_nodeexists_lists_the_group_with_a_watch() {
     for result in [created(), Err(ErrorCode::NodeExists)] {
         let mut s = st(Phase::Creating, &[], false);
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             reply(create(CreateMode::Ephemeral), result),
         );
@@ -167,13 +167,13 @@ fn a_lost_request_is_sent_again() {
     let lost = Err(ErrorCode::ConnectionLoss);
     let mut s = st(Phase::Creating, &[], false);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(create(CreateMode::Ephemeral), lost.clone()),
     );
     assert_eq!(out, sends(vec![create(CreateMode::Ephemeral)]));
     let mut s = st(Phase::Member, &[], false);
-    let out = run(Variant::Reference, &mut s, reply(list(true), lost));
+    let out = run(Knobs::REFERENCE, &mut s, reply(list(true), lost));
     assert_eq!(out, sends(vec![list(true)]));
 }
 
@@ -181,13 +181,13 @@ fn a_lost_request_is_sent_again() {
 fn a_listing_becomes_the_sorted_view_and_a_removed_name_is_a_leave_seen() {
     let mut s = st(Phase::Member, &[], false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(list(true), children(&["c2", "c1", "c0"])),
     );
     assert_eq!(s, st(Phase::Member, &["c0", "c1", "c2"], false));
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(list(true), children(&["c1", "c0"])),
     );
@@ -198,30 +198,30 @@ fn a_listing_becomes_the_sorted_view_and_a_removed_name_is_a_leave_seen() {
 fn a_notification_lists_again_with_a_watch_unless_one_shot() {
     let mut s = st(Phase::Member, &["c1"], false);
     assert_eq!(
-        run(Variant::Reference, &mut s, changed()),
+        run(Knobs::REFERENCE, &mut s, changed()),
         sends(vec![list(true)])
     );
     assert_eq!(
-        run(Variant::OneShot, &mut s, changed()),
+        run(Knobs::ONE_SHOT, &mut s, changed()),
         sends(vec![list(false)])
     );
     // Before it is a member, or after, a notification is nothing to it.
     let mut s = st(Phase::Creating, &[], false);
-    assert_eq!(run(Variant::Reference, &mut s, changed()), sends(vec![]));
+    assert_eq!(run(Knobs::REFERENCE, &mut s, changed()), sends(vec![]));
 }
 
 #[test]
 fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
     let mut s = st(Phase::Member, &["c0", "c1"], false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::Expired),
     );
     assert_eq!(s, st(Phase::Dead, &[], false));
     let mut s = st(Phase::Member, &["c0", "c1"], false);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(list(true), Err(ErrorCode::SessionExpired)),
     );
@@ -229,7 +229,7 @@ fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
     // A disconnection changes nothing: the library sets the watch again.
     let mut s = st(Phase::Member, &["c0", "c1"], false);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         Input::Session(SessionEvent::Disconnected),
     );
@@ -241,7 +241,7 @@ fn a_member_whose_session_ends_is_out_and_forgets_its_view() {
 
 #[test]
 fn the_server_creating_a_member_node_is_a_join() {
-    let recipe = Membership::new(Variant::Reference);
+    let recipe = Membership::new(Knobs::REFERENCE);
     let op = create(CreateMode::Ephemeral);
     assert_eq!(
         recipe.served(&op, &created()),
@@ -253,7 +253,7 @@ fn the_server_creating_a_member_node_is_a_join() {
     assert_eq!(recipe.served(&list(true), &children(&["c1"])), None);
 }
 
-fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Membership> {
+fn world(variant: Knobs, clients: usize, budget: FaultBudget) -> World<Membership> {
     World::new(
         Membership::new(variant),
         vec![vec![Command::Join]; clients],
@@ -280,7 +280,7 @@ fn settle(
 #[test]
 fn world_a_crashed_member_is_dropped_from_the_views_unless_its_node_is_persistent() {
     let crash = FaultBudget::of(Kind::Crash, 1);
-    for (variant, follows) in [(Variant::Reference, true), (Variant::Persistent, false)] {
+    for (variant, follows) in [(Knobs::REFERENCE, true), (Knobs::PERSISTENT, false)] {
         let world = world(variant, 2, crash.clone());
         let state = settle(&world, world.init_states().remove(0));
         assert_eq!(state.processes[0].recipe.view.len(), 2);
@@ -303,7 +303,7 @@ fn world_a_crashed_member_is_dropped_from_the_views_unless_its_node_is_persisten
 
 #[test]
 fn world_an_optimistic_view_lists_a_process_before_it_joined() {
-    let world = world(Variant::Optimistic, 1, FaultBudget::default());
+    let world = world(Knobs::OPTIMISTIC, 1, FaultBudget::default());
     let state = act(&world, &world.init_states().remove(0), Action::Invoke(0));
     assert!(!views_list_only_joined(&world, &state));
     let state = act(&world, &state, Action::Serve(0));
@@ -326,7 +326,7 @@ fn world_an_optimistic_view_lists_a_process_before_it_joined() {
 /// first session, so reading the name back as its process once missed this).
 #[test]
 fn world_a_renewed_member_is_judged_by_the_nodes_the_server_created() {
-    for variant in [Variant::Optimistic, Variant::Reference] {
+    for variant in [Knobs::OPTIMISTIC, Knobs::REFERENCE] {
         let world = World {
             renews: true,
             ..world(
@@ -346,7 +346,7 @@ fn world_a_renewed_member_is_judged_by_the_nodes_the_server_created() {
         ] {
             state = act(&world, &state, action);
         }
-        let optimistic = variant == Variant::Optimistic;
+        let optimistic = variant == Knobs::OPTIMISTIC;
         if optimistic {
             assert_eq!(state.processes[0].recipe.view, [Arc::from("c0s1")]);
         }
@@ -366,7 +366,7 @@ fn world_a_renewed_member_is_judged_by_the_nodes_the_server_created() {
 #[test]
 fn world_a_member_sees_another_by_who_the_server_created_it_for() {
     for (clients, sees) in [(1, false), (2, true)] {
-        let world = world(Variant::Reference, clients, FaultBudget::default());
+        let world = world(Knobs::REFERENCE, clients, FaultBudget::default());
         let state = settle(&world, world.init_states().remove(0));
         assert_eq!(member_sees_another(&world, &state), sees, "{clients}");
     }

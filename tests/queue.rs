@@ -19,7 +19,7 @@ use zoocheck::models::priority_queue::{
     self, highest_priority_first, Command as PqCommand, PriorityQueue,
 };
 use zoocheck::models::queue::{
-    consumed_once, no_item_lost, Command, Fact, Item, Put, Putting, Queue, State, Take, Variant,
+    consumed_once, no_item_lost, Command, Fact, Item, Knobs, Put, Putting, Queue, State, Take,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use zoocheck::store::{
@@ -41,12 +41,12 @@ const ME: Incarnation = Incarnation {
     restarts: 0,
 };
 
-const ALL_VARIANTS: [Variant; 5] = [
-    Variant::Guid,
-    Variant::Ephemeral,
-    Variant::Blind,
-    Variant::Unsorted,
-    Variant::ExactlyOnce,
+const ALL_VARIANTS: [Knobs; 5] = [
+    Knobs::GUID,
+    Knobs::EPHEMERAL,
+    Knobs::BLIND,
+    Knobs::UNSORTED,
+    Knobs::EXACTLY_ONCE,
 ];
 
 /// Client 1's first item, and its second.
@@ -58,7 +58,7 @@ fn second() -> Item {
     Item::new(1, 1)
 }
 
-fn run(variant: Variant, state: &mut State, input: Input<Command>) -> Effects<Fact> {
+fn run(variant: Knobs, state: &mut State, input: Input<Command>) -> Effects<Fact> {
     let mut out = Effects::default();
     Queue::new(variant).handle(ME, state, input, &mut out);
     out
@@ -216,22 +216,22 @@ const HIGH: &str = "c0.1-queue-0000000001";
 fn put_creates_the_item_node_each_variant_names_and_flags() {
     for (variant, expected) in [
         (
-            Variant::Guid,
+            Knobs::GUID,
             create_op("c1.0-queue-", first(), CreateMode::PersistentSequential),
         ),
         (
-            Variant::Unsorted,
+            Knobs::UNSORTED,
             create_op("c1.0-queue-", first(), CreateMode::PersistentSequential),
         ),
         (
-            Variant::Ephemeral,
+            Knobs::EPHEMERAL,
             create_op("c1.0-queue-", first(), CreateMode::EphemeralSequential),
         ),
         (
-            Variant::Blind,
+            Knobs::BLIND,
             create_op("queue-", first(), CreateMode::PersistentSequential),
         ),
-        (Variant::ExactlyOnce, put_multi("queue-", first())),
+        (Knobs::EXACTLY_ONCE, put_multi("queue-", first())),
     ] {
         let mut state = State::new();
         let out = run(variant, &mut state, Input::Command(Command::Put));
@@ -243,7 +243,7 @@ fn put_creates_the_item_node_each_variant_names_and_flags() {
 #[test]
 fn the_next_put_carries_the_next_serial() {
     let mut state = producer(Put::Idle);
-    let out = run(Variant::Guid, &mut state, Input::Command(Command::Put));
+    let out = run(Knobs::GUID, &mut state, Input::Command(Command::Put));
     assert_eq!(
         out.requests,
         [create_op(
@@ -285,10 +285,7 @@ fn create_ok_ends_the_put() {
         path: at("c1.0-queue-0000000004"),
         stat: Stat::default(),
     });
-    assert_eq!(
-        run(Variant::Guid, &mut state, reply(op, created)),
-        nothing()
-    );
+    assert_eq!(run(Knobs::GUID, &mut state, reply(op, created)), nothing());
     assert_eq!(state, producer(Put::Idle));
 }
 
@@ -296,7 +293,7 @@ fn create_ok_ends_the_put() {
 fn guid_create_connection_loss_lists_without_watch_to_find_the_item() {
     let mut state = producer(Put::Creating(putting(first())));
     let op = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
-    let out = run(Variant::Guid, &mut state, reply(op, lost()));
+    let out = run(Knobs::GUID, &mut state, reply(op, lost()));
     assert_eq!(out, effects(vec![list_op(false)], vec![]));
     assert_eq!(state, producer(Put::Recovering(putting(first()))));
 }
@@ -305,7 +302,7 @@ fn guid_create_connection_loss_lists_without_watch_to_find_the_item() {
 fn guid_recovery_listing_showing_the_item_ends_the_put() {
     let mut state = producer(Put::Recovering(putting(first())));
     let listing = children(&["c0.0-queue-0000000000", "c1.0-queue-0000000001"]);
-    let out = run(Variant::Guid, &mut state, reply(list_op(false), listing));
+    let out = run(Knobs::GUID, &mut state, reply(list_op(false), listing));
     assert_eq!(out, nothing());
     assert_eq!(state, producer(Put::Idle));
 }
@@ -315,7 +312,7 @@ fn guid_recovery_listing_without_the_item_creates_it_again() {
     let mut state = producer(Put::Recovering(putting(first())));
     // `c1.00-` is not `c1.0-`: the GUID is matched with its dash.
     let listing = children(&["c0.0-queue-0000000000", "c1.1-queue-0000000001"]);
-    let out = run(Variant::Guid, &mut state, reply(list_op(false), listing));
+    let out = run(Knobs::GUID, &mut state, reply(list_op(false), listing));
     assert_eq!(
         out.requests,
         [create_op(
@@ -330,11 +327,11 @@ fn guid_recovery_listing_without_the_item_creates_it_again() {
 #[test]
 fn guid_recovery_listing_connection_loss_lists_again_and_other_errors_end_the_put() {
     let mut state = producer(Put::Recovering(putting(first())));
-    let out = run(Variant::Guid, &mut state, reply(list_op(false), lost()));
+    let out = run(Knobs::GUID, &mut state, reply(list_op(false), lost()));
     assert_eq!(out.requests, [list_op(false)]);
     assert_eq!(state, producer(Put::Recovering(putting(first()))));
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut state,
         reply(list_op(false), Err(ErrorCode::NoNode)),
     );
@@ -346,7 +343,7 @@ fn guid_recovery_listing_connection_loss_lists_again_and_other_errors_end_the_pu
 fn blind_create_connection_loss_creates_again() {
     let mut state = producer(Put::Creating(putting(first())));
     let op = create_op("queue-", first(), CreateMode::PersistentSequential);
-    let out = run(Variant::Blind, &mut state, reply(op.clone(), lost()));
+    let out = run(Knobs::BLIND, &mut state, reply(op.clone(), lost()));
     assert_eq!(out, effects(vec![op], vec![]));
     assert_eq!(state, producer(Put::Creating(putting(first()))));
 }
@@ -356,20 +353,20 @@ fn exactly_once_put_committed_deletes_the_marker_before_returning() {
     let mut state = producer(Put::Creating(putting(first())));
     let ok = Ok(Response::Multi(MultiOutcome::Committed(vec![])));
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(put_multi("queue-", first()), ok),
     );
     assert_eq!(out, effects(vec![delete_op("put-c1.0")], vec![]));
     assert_eq!(state, producer(Put::CleaningUp(putting(first()))));
-    assert!(Queue::new(Variant::ExactlyOnce).is_busy(&state));
+    assert!(Queue::new(Knobs::EXACTLY_ONCE).is_busy(&state));
 }
 
 #[test]
 fn exactly_once_put_connection_loss_asks_whether_the_marker_exists() {
     let mut state = producer(Put::Creating(putting(first())));
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(put_multi("queue-", first()), lost()),
     );
@@ -377,7 +374,7 @@ fn exactly_once_put_connection_loss_asks_whether_the_marker_exists() {
     assert_eq!(state, producer(Put::Recovering(putting(first()))));
     // The question itself lost: ask again.
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(exists_op("put-c1.0"), lost()),
     );
@@ -388,7 +385,7 @@ fn exactly_once_put_connection_loss_asks_whether_the_marker_exists() {
 fn exactly_once_marker_found_deletes_it_before_returning() {
     let mut state = producer(Put::Recovering(putting(first())));
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(exists_op("put-c1.0"), exists(true)),
     );
@@ -400,7 +397,7 @@ fn exactly_once_marker_found_deletes_it_before_returning() {
 fn exactly_once_marker_missing_puts_again() {
     let mut state = producer(Put::Recovering(putting(first())));
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(exists_op("put-c1.0"), exists(false)),
     );
@@ -418,7 +415,7 @@ fn a_lost_clean_up_is_sent_again_and_any_other_answer_ends_the_call() {
     ] {
         let mut state = start.clone();
         let out = run(
-            Variant::ExactlyOnce,
+            Knobs::EXACTLY_ONCE,
             &mut state,
             reply(delete_op(name), lost()),
         );
@@ -427,7 +424,7 @@ fn a_lost_clean_up_is_sent_again_and_any_other_answer_ends_the_call() {
         for result in [Ok(Response::Deleted), Err(ErrorCode::NoNode)] {
             let mut state = start.clone();
             let out = run(
-                Variant::ExactlyOnce,
+                Knobs::EXACTLY_ONCE,
                 &mut state,
                 reply(delete_op(name), result),
             );
@@ -454,7 +451,7 @@ fn take_with_an_empty_list_lists_with_a_watch() {
 #[test]
 fn take_with_a_list_left_reads_its_next_node_without_listing() {
     let mut state = consumer(Take::Idle, &[HIGH]);
-    let out = run(Variant::Guid, &mut state, Input::Command(Command::Take));
+    let out = run(Knobs::GUID, &mut state, Input::Command(Command::Take));
     assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
     assert_eq!(state, consumer(reading(HIGH), &[]));
 }
@@ -463,7 +460,7 @@ fn take_with_a_list_left_reads_its_next_node_without_listing() {
 fn take_while_taking_or_dead_does_nothing() {
     let mut busy = consumer(Take::Waiting, &[]);
     assert_eq!(
-        run(Variant::Guid, &mut busy, Input::Command(Command::Take)),
+        run(Knobs::GUID, &mut busy, Input::Command(Command::Take)),
         nothing()
     );
     assert_eq!(busy, consumer(Take::Waiting, &[]));
@@ -472,7 +469,7 @@ fn take_while_taking_or_dead_does_nothing() {
         ..State::new()
     };
     assert_eq!(
-        run(Variant::Guid, &mut dead, Input::Command(Command::Take)),
+        run(Knobs::GUID, &mut dead, Input::Command(Command::Take)),
         nothing()
     );
 }
@@ -480,21 +477,17 @@ fn take_while_taking_or_dead_does_nothing() {
 #[test]
 fn an_empty_listing_waits() {
     let mut state = consumer(Take::Listing, &[]);
-    let out = run(
-        Variant::Guid,
-        &mut state,
-        reply(list_op(true), children(&[])),
-    );
+    let out = run(Knobs::GUID, &mut state, reply(list_op(true), children(&[])));
     assert_eq!(out, nothing());
     assert_eq!(state, consumer(Take::Waiting, &[]));
-    assert!(Queue::new(Variant::Guid).is_waiting(&state));
+    assert!(Queue::new(Knobs::GUID).is_waiting(&state));
 }
 
 #[test]
 fn a_listing_is_sorted_lowest_first_and_the_lowest_read_markers_ignored() {
     let listing = children(&[HIGH, "put-c0.1", LOW, "taken-c2-0"]);
     let mut state = consumer(Take::Listing, &[]);
-    let out = run(Variant::Guid, &mut state, reply(list_op(true), listing));
+    let out = run(Knobs::GUID, &mut state, reply(list_op(true), listing));
     assert_eq!(out, effects(vec![read_op(LOW)], vec![]));
     assert_eq!(state, consumer(reading(LOW), &[HIGH]));
 }
@@ -503,7 +496,7 @@ fn a_listing_is_sorted_lowest_first_and_the_lowest_read_markers_ignored() {
 fn unsorted_reads_the_first_listed() {
     let mut state = consumer(Take::Listing, &[]);
     let out = run(
-        Variant::Unsorted,
+        Knobs::UNSORTED,
         &mut state,
         reply(list_op(true), children(&[HIGH, LOW])),
     );
@@ -514,7 +507,7 @@ fn unsorted_reads_the_first_listed() {
 #[test]
 fn a_lost_listing_lists_again() {
     let mut state = consumer(Take::Listing, &[]);
-    let out = run(Variant::Guid, &mut state, reply(list_op(true), lost()));
+    let out = run(Knobs::GUID, &mut state, reply(list_op(true), lost()));
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(state, consumer(Take::Listing, &[]));
 }
@@ -523,7 +516,7 @@ fn a_lost_listing_lists_again() {
 fn the_item_read_is_deleted_or_taken_by_multi() {
     let mut state = consumer(reading(LOW), &[HIGH]);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut state,
         reply(read_op(LOW), item_data(Item::new(0, 0))),
     );
@@ -532,7 +525,7 @@ fn the_item_read_is_deleted_or_taken_by_multi() {
 
     let mut state = consumer(reading(LOW), &[]);
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(read_op(LOW), item_data(Item::new(0, 0))),
     );
@@ -547,7 +540,7 @@ fn a_node_that_carries_no_item_is_skipped() {
         data: data(b"junk"),
         stat: Stat::default(),
     });
-    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), junk));
+    let out = run(Knobs::GUID, &mut state, reply(read_op(LOW), junk));
     assert_eq!(out, effects(vec![read_op(HIGH)], vec![]));
     assert_eq!(state, consumer(reading(HIGH), &[]));
 }
@@ -556,9 +549,9 @@ fn a_node_that_carries_no_item_is_skipped() {
 fn read_no_node_tries_the_next_or_lists_when_the_list_is_exhausted() {
     let mut state = consumer(reading(LOW), &[HIGH]);
     let gone = Err(ErrorCode::NoNode);
-    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), gone.clone()));
+    let out = run(Knobs::GUID, &mut state, reply(read_op(LOW), gone.clone()));
     assert_eq!(out.requests, [read_op(HIGH)]);
-    let out = run(Variant::Guid, &mut state, reply(read_op(HIGH), gone));
+    let out = run(Knobs::GUID, &mut state, reply(read_op(HIGH), gone));
     assert_eq!(out.requests, [list_op(true)]);
     assert_eq!(state, consumer(Take::Listing, &[]));
 }
@@ -566,7 +559,7 @@ fn read_no_node_tries_the_next_or_lists_when_the_list_is_exhausted() {
 #[test]
 fn a_lost_read_reads_again() {
     let mut state = consumer(reading(LOW), &[]);
-    let out = run(Variant::Guid, &mut state, reply(read_op(LOW), lost()));
+    let out = run(Knobs::GUID, &mut state, reply(read_op(LOW), lost()));
     assert_eq!(out.requests, [read_op(LOW)]);
     assert_eq!(state, consumer(reading(LOW), &[]));
 }
@@ -575,7 +568,7 @@ fn a_lost_read_reads_again() {
 fn delete_ok_consumes_the_item_and_keeps_the_rest_of_the_list() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut state,
         reply(delete_op(LOW), Ok(Response::Deleted)),
     );
@@ -593,7 +586,7 @@ fn delete_ok_consumes_the_item_and_keeps_the_rest_of_the_list() {
 fn delete_no_node_means_someone_else_took_it() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut state,
         reply(delete_op(LOW), Err(ErrorCode::NoNode)),
     );
@@ -604,7 +597,7 @@ fn delete_no_node_means_someone_else_took_it() {
 #[test]
 fn a_lost_delete_deletes_again() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
-    let out = run(Variant::Guid, &mut state, reply(delete_op(LOW), lost()));
+    let out = run(Knobs::GUID, &mut state, reply(delete_op(LOW), lost()));
     assert_eq!(out, effects(vec![delete_op(LOW)], vec![]));
     assert_eq!(state, consumer(deleting(LOW, Item::new(0, 0)), &[]));
 }
@@ -613,7 +606,7 @@ fn a_lost_delete_deletes_again() {
 fn exactly_once_take_committed_consumes_and_deletes_the_receipt_before_returning() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(take_multi(LOW, "taken-c1-0"), committed()),
     );
@@ -632,7 +625,7 @@ fn exactly_once_take_committed_consumes_and_deletes_the_receipt_before_returning
 fn exactly_once_take_aborted_tries_the_next() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[HIGH]);
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(take_multi(LOW, "taken-c1-0"), aborted()),
     );
@@ -645,7 +638,7 @@ fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
     let checking = Take::Checking(Arc::from(LOW), Item::new(0, 0));
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(take_multi(LOW, "taken-c1-0"), lost()),
     );
@@ -654,7 +647,7 @@ fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
 
     // Lost again: ask again.
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(exists_op("taken-c1-0"), lost()),
     );
@@ -663,7 +656,7 @@ fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
     // Found: the take was applied.
     let mut found = state.clone();
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut found,
         reply(exists_op("taken-c1-0"), exists(true)),
     );
@@ -678,7 +671,7 @@ fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
 
     // Missing: it was not; take again.
     let out = run(
-        Variant::ExactlyOnce,
+        Knobs::EXACTLY_ONCE,
         &mut state,
         reply(exists_op("taken-c1-0"), exists(false)),
     );
@@ -693,7 +686,7 @@ fn exactly_once_lost_take_asks_whether_the_receipt_exists() {
 #[test]
 fn children_changed_while_waiting_lists_again() {
     let mut state = consumer(Take::Waiting, &[]);
-    let out = run(Variant::Guid, &mut state, children_changed());
+    let out = run(Knobs::GUID, &mut state, children_changed());
     assert_eq!(out, effects(vec![list_op(true)], vec![]));
     assert_eq!(state, consumer(Take::Listing, &[]));
 }
@@ -705,22 +698,19 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
 
     // The plain queue serves its list until it is exhausted.
     let mut state = start();
-    assert_eq!(
-        run(Variant::Guid, &mut state, children_changed()),
-        nothing()
-    );
+    assert_eq!(run(Knobs::GUID, &mut state, children_changed()), nothing());
     assert_eq!(state, start());
 
     // The priority queue's reference drops its list.
     let mut state = start();
     let mut out = Effects::default();
-    pq(priority_queue::Variant::Fresh).handle(ME, &mut state, children_changed(), &mut out);
+    pq(priority_queue::Knobs::FRESH).handle(ME, &mut state, children_changed(), &mut out);
     assert_eq!(out, nothing());
     assert_eq!(state, consumer(reading(LOW), &[]));
 
     // The stale batch lists again and keeps its list; the listing is
     // recorded beside it, not served.
-    let stale = pq(priority_queue::Variant::StaleBatch);
+    let stale = pq(priority_queue::Knobs::STALE_BATCH);
     let mut state = start();
     let mut out = Effects::default();
     stale.handle(ME, &mut state, children_changed(), &mut out);
@@ -757,7 +747,7 @@ fn children_changed_while_not_waiting_follows_the_on_change_knob() {
     assert_eq!(out.requests, [list_op(true)]);
     let mut plain = start();
     assert_eq!(
-        run(Variant::Guid, &mut plain, reply(list_op(true), lost())),
+        run(Knobs::GUID, &mut plain, reply(list_op(true), lost())),
         nothing()
     );
 }
@@ -769,12 +759,12 @@ fn other_watch_events_are_ignored() {
         kind: EventType::NodeDeleted,
         path: Path::new("/queue"),
     });
-    assert_eq!(run(Variant::Guid, &mut state, deleted), nothing());
+    assert_eq!(run(Knobs::GUID, &mut state, deleted), nothing());
     let elsewhere = Input::Watch(WatchEvent {
         kind: EventType::NodeChildrenChanged,
         path: Path::new("/other"),
     });
-    assert_eq!(run(Variant::Guid, &mut state, elsewhere), nothing());
+    assert_eq!(run(Knobs::GUID, &mut state, elsewhere), nothing());
     assert_eq!(state, consumer(Take::Waiting, &[]));
 }
 
@@ -786,17 +776,17 @@ fn expired_or_closed_ends_every_call_and_later_commands_do_nothing() {
             ..consumer(Take::Waiting, &[HIGH])
         };
         assert_eq!(
-            run(Variant::Guid, &mut state, Input::Session(event)),
+            run(Knobs::GUID, &mut state, Input::Session(event)),
             nothing()
         );
         assert!(state.dead);
         assert_eq!(state.put, Put::Idle);
         assert_eq!(state.take, Take::Idle);
         assert!(state.batch.is_empty());
-        let queue = Queue::new(Variant::Guid);
+        let queue = Queue::new(Knobs::GUID);
         assert!(!queue.is_busy(&state) && !queue.is_waiting(&state));
         assert_eq!(
-            run(Variant::Guid, &mut state, Input::Command(Command::Take)),
+            run(Knobs::GUID, &mut state, Input::Command(Command::Take)),
             nothing()
         );
     }
@@ -806,7 +796,7 @@ fn expired_or_closed_ends_every_call_and_later_commands_do_nothing() {
 fn a_session_expired_reply_ends_the_process() {
     let mut state = consumer(deleting(LOW, Item::new(0, 0)), &[]);
     let out = run(
-        Variant::Guid,
+        Knobs::GUID,
         &mut state,
         reply(delete_op(LOW), Err(ErrorCode::SessionExpired)),
     );
@@ -820,7 +810,7 @@ fn disconnected_and_sync_connected_change_nothing() {
     for event in [SessionEvent::Disconnected, SessionEvent::SyncConnected] {
         let mut state = consumer(Take::Waiting, &[]);
         assert_eq!(
-            run(Variant::Guid, &mut state, Input::Session(event)),
+            run(Knobs::GUID, &mut state, Input::Session(event)),
             nothing()
         );
         assert_eq!(state, consumer(Take::Waiting, &[]));
@@ -830,12 +820,12 @@ fn disconnected_and_sync_connected_change_nothing() {
 #[test]
 fn quit_closes_the_session_unless_a_call_is_under_way() {
     let mut state = producer(Put::Idle);
-    let out = run(Variant::Guid, &mut state, Input::Command(Command::Quit));
+    let out = run(Knobs::GUID, &mut state, Input::Command(Command::Quit));
     assert_eq!(out, effects(vec![Op::Close], vec![]));
     assert!(state.dead);
     let mut busy = consumer(Take::Waiting, &[]);
     assert_eq!(
-        run(Variant::Guid, &mut busy, Input::Command(Command::Quit)),
+        run(Knobs::GUID, &mut busy, Input::Command(Command::Quit)),
         nothing()
     );
     assert!(!busy.dead);
@@ -843,7 +833,7 @@ fn quit_closes_the_session_unless_a_call_is_under_way() {
 
 #[test]
 fn is_busy_while_putting_or_taking_and_waiting_only_on_an_empty_queue() {
-    let queue = Queue::new(Variant::Guid);
+    let queue = Queue::new(Knobs::GUID);
     assert!(!queue.is_busy(&State::new()));
     assert!(queue.is_busy(&producer(Put::Recovering(putting(first())))));
     assert!(queue.is_busy(&producer(Put::CleaningUp(putting(first())))));
@@ -868,7 +858,7 @@ fn is_busy_while_putting_or_taking_and_waiting_only_on_an_empty_queue() {
 
 #[test]
 fn served_reports_an_applied_put_as_enqueued_and_nothing_else() {
-    let queue = Queue::new(Variant::Guid);
+    let queue = Queue::new(Knobs::GUID);
     let enqueued = Some(Fact::Enqueued { item: first() });
     let create = create_op("c1.0-queue-", first(), CreateMode::PersistentSequential);
     let created = Ok(Response::Created {
@@ -934,7 +924,7 @@ fn the_catalogues_name_variants_commands_and_properties() {
 // ---------------------------------------------------------------------------
 
 fn pq_run(
-    variant: priority_queue::Variant,
+    variant: priority_queue::Knobs,
     state: &mut State,
     input: Input<priority_queue::Command>,
 ) -> Effects<Fact> {
@@ -949,7 +939,7 @@ fn priority_puts_name_the_priority_before_the_sequence() {
     for (command, prefix) in [(PutHigh, "c1.0-queue-00-"), (PutLow, "c1.0-queue-01-")] {
         let mut state = State::new();
         let out = pq_run(
-            priority_queue::Variant::Fresh,
+            priority_queue::Knobs::FRESH,
             &mut state,
             Input::Command(command),
         );
@@ -959,7 +949,7 @@ fn priority_puts_name_the_priority_before_the_sequence() {
         );
         // A lost reply's recovery creates with the same priority.
         let out = pq_run(
-            priority_queue::Variant::Fresh,
+            priority_queue::Knobs::FRESH,
             &mut state,
             Input::Reply {
                 op: out.requests[0].clone(),
@@ -968,7 +958,7 @@ fn priority_puts_name_the_priority_before_the_sequence() {
         );
         assert_eq!(out.requests, [list_op(false)]);
         let out = pq_run(
-            priority_queue::Variant::Fresh,
+            priority_queue::Knobs::FRESH,
             &mut state,
             Input::Reply {
                 op: list_op(false),
@@ -994,7 +984,7 @@ fn a_priority_consumer_reports_its_choice() {
         ..consumer(Take::Idle, &[low_new])
     };
     let out = pq_run(
-        priority_queue::Variant::StaleBatch,
+        priority_queue::Knobs::STALE_BATCH,
         &mut state,
         Input::Command(priority_queue::Command::Take),
     );
@@ -1008,7 +998,7 @@ fn a_priority_consumer_reports_its_choice() {
     // The plain queue never reports a choice.
     let mut state = consumer(Take::Idle, &[low_new]);
     let mut out = Effects::default();
-    Queue::new(Variant::Guid).handle(ME, &mut state, Input::Command(Command::Take), &mut out);
+    Queue::new(Knobs::GUID).handle(ME, &mut state, Input::Command(Command::Take), &mut out);
     assert!(out.observations.is_empty());
 }
 
@@ -1047,7 +1037,7 @@ fn served(client: usize) -> Vec<Action> {
 #[test]
 fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
     let world = world(
-        Queue::new(Variant::Guid),
+        Queue::new(Knobs::GUID),
         vec![vec![Command::Put], vec![Command::Take, Command::Take]],
         FaultBudget::of(Kind::LoseReply, 1),
     );
@@ -1093,7 +1083,7 @@ fn world_guid_recovery_races_a_consumer_and_the_item_is_consumed_twice() {
 
 #[test]
 fn world_an_ephemeral_item_goes_with_its_producers_session_and_is_lost() {
-    for (variant, lost) in [(Variant::Ephemeral, true), (Variant::Guid, false)] {
+    for (variant, lost) in [(Knobs::EPHEMERAL, true), (Knobs::GUID, false)] {
         let world = world(
             Queue::new(variant),
             vec![vec![Command::Put, Command::Quit], vec![Command::Take]],
@@ -1122,7 +1112,7 @@ fn world_an_ephemeral_item_goes_with_its_producers_session_and_is_lost() {
 #[test]
 fn world_no_item_lost_counts_an_item_left_beside_a_waiting_consumer() {
     let world = world(
-        Queue::new(Variant::Guid),
+        Queue::new(Knobs::GUID),
         vec![vec![Command::Put], vec![Command::Take]],
         FaultBudget::default(),
     );
@@ -1149,7 +1139,7 @@ fn world_a_take_chosen_before_the_high_item_was_known_is_no_inversion() {
     // when the take completed: here c1 chose the low item from a listing of
     // it alone, and only then heard of the high one.
     let world = world(
-        PriorityQueue::new(priority_queue::Variant::StaleBatch),
+        PriorityQueue::new(priority_queue::Knobs::STALE_BATCH),
         vec![
             vec![PqCommand::PutLow, PqCommand::PutHigh],
             vec![PqCommand::Take, PqCommand::Take],
@@ -1187,7 +1177,7 @@ fn world_a_choice_ahead_of_an_older_less_urgent_item_is_a_jump() {
         (vec![PqCommand::PutHigh, PqCommand::PutLow], false),
     ] {
         let world = world(
-            PriorityQueue::new(priority_queue::Variant::Fresh),
+            PriorityQueue::new(priority_queue::Knobs::FRESH),
             vec![puts, vec![PqCommand::Take]],
             FaultBudget::default(),
         );
@@ -1209,7 +1199,7 @@ fn world_a_choice_ahead_of_an_older_less_urgent_item_is_a_jump() {
 #[test]
 fn world_stale_batch_chooses_from_its_old_list_after_being_told_of_a_change() {
     let world = world(
-        PriorityQueue::new(priority_queue::Variant::StaleBatch),
+        PriorityQueue::new(priority_queue::Knobs::STALE_BATCH),
         vec![
             vec![PqCommand::PutLow, PqCommand::PutLow, PqCommand::PutHigh],
             vec![PqCommand::Take, PqCommand::Take, PqCommand::Take],
@@ -1260,27 +1250,27 @@ fn a_renewed_session_makes_the_interrupted_calls_again() {
     let renewed = || Input::Session(SessionEvent::SyncConnected);
     let taking = || consumer(deleting(LOW, first()), &[]);
     let mut s = taking();
-    run(Variant::ExactlyOnce, &mut s, expired());
+    run(Knobs::EXACTLY_ONCE, &mut s, expired());
     assert!(s.dead && s.take == Take::Idle);
-    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    let out = run(Knobs::EXACTLY_ONCE, &mut s, renewed());
     assert_eq!(out.requests, vec![exists_op("taken-c1-0")]);
     assert_eq!(s, consumer(Take::Checking(Arc::from(LOW), first()), &[]));
 
     let mut s = producer(Put::Creating(putting(first())));
-    run(Variant::ExactlyOnce, &mut s, expired());
-    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    run(Knobs::EXACTLY_ONCE, &mut s, expired());
+    let out = run(Knobs::EXACTLY_ONCE, &mut s, renewed());
     assert_eq!(out.requests, vec![exists_op("put-c1.0")]);
     assert_eq!(s, producer(Put::Recovering(putting(first()))));
 
     let mut s = consumer(reading(LOW), &[HIGH]);
-    run(Variant::ExactlyOnce, &mut s, expired());
-    let out = run(Variant::ExactlyOnce, &mut s, renewed());
+    run(Knobs::EXACTLY_ONCE, &mut s, expired());
+    let out = run(Knobs::EXACTLY_ONCE, &mut s, renewed());
     assert_eq!(out.requests, vec![list_op(true)]);
     assert_eq!(s, consumer(Take::Listing, &[]));
 
     let mut s = taking();
-    run(Variant::ForgetsExpired, &mut s, expired());
-    let out = run(Variant::ForgetsExpired, &mut s, renewed());
+    run(Knobs::FORGETS_EXPIRED, &mut s, expired());
+    let out = run(Knobs::FORGETS_EXPIRED, &mut s, renewed());
     assert!(out.requests.is_empty());
     assert_eq!(s, consumer(Take::Idle, &[]));
 }

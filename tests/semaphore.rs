@@ -21,8 +21,8 @@ use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::contender;
 use zoocheck::models::semaphore::{
-    leases_granted, leases_shared, leases_within_limit, semaphore_full, ungranted, Command,
-    NotGranted, Phase, Semaphore, State, Variant, DEFAULT_MAX_LEASES,
+    leases_granted, leases_shared, leases_within_limit, semaphore_full, ungranted, Command, Knobs,
+    NotGranted, Phase, Semaphore, State, DEFAULT_MAX_LEASES,
 };
 use zoocheck::properties;
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe, Role};
@@ -141,26 +141,26 @@ fn acquired(token: i64) -> Observation {
     }
 }
 
-fn run(variant: Variant, s: &mut State, input: Input<Command>) -> Effects {
+fn run(variant: Knobs, s: &mut State, input: Input<Command>) -> Effects {
     let mut out = Effects::default();
     Semaphore::new(variant, 2).handle(ME, s, input, &mut out);
     out
 }
 
 /// The variants that take the internal lock, and those that do not.
-const LOCKED: [Variant; 4] = [
-    Variant::Reference,
-    Variant::Leaky,
-    Variant::Trusting,
-    Variant::ProcessGuid,
+const LOCKED: [Knobs; 4] = [
+    Knobs::REFERENCE,
+    Knobs::LEAKY,
+    Knobs::TRUSTING,
+    Knobs::PROCESS_GUID,
 ];
-const ALL: [Variant; 6] = [
-    Variant::Reference,
-    Variant::CheckThenCreate,
-    Variant::CreateThenCheck,
-    Variant::Leaky,
-    Variant::Trusting,
-    Variant::ProcessGuid,
+const ALL: [Knobs; 6] = [
+    Knobs::REFERENCE,
+    Knobs::CHECK_THEN_CREATE,
+    Knobs::CREATE_THEN_CHECK,
+    Knobs::LEAKY,
+    Knobs::TRUSTING,
+    Knobs::PROCESS_GUID,
 ];
 
 /// Every lease phase, once each.
@@ -202,7 +202,7 @@ fn acquire_takes_the_internal_lock_first() {
 #[test]
 fn check_then_create_acquire_counts_before_it_creates() {
     let mut s = idle();
-    let out = run(Variant::CheckThenCreate, &mut s, command(Command::Acquire));
+    let out = run(Knobs::CHECK_THEN_CREATE, &mut s, command(Command::Acquire));
     assert_eq!(out, effects(vec![count(false)], vec![]));
     assert_eq!(s, unlocked(Phase::Listing, None));
 }
@@ -210,7 +210,7 @@ fn check_then_create_acquire_counts_before_it_creates() {
 #[test]
 fn create_then_check_acquire_creates_its_lease_node_at_once() {
     let mut s = idle();
-    let out = run(Variant::CreateThenCheck, &mut s, command(Command::Acquire));
+    let out = run(Knobs::CREATE_THEN_CHECK, &mut s, command(Command::Acquire));
     assert_eq!(out, effects(vec![create_lease()], vec![]));
     assert_eq!(s, unlocked(Phase::Creating, None));
 }
@@ -222,7 +222,7 @@ fn acquire_while_not_idle_does_nothing() {
             continue;
         }
         let mut s = locked(phase.clone(), Some(MINE));
-        let out = run(Variant::Reference, &mut s, command(Command::Acquire));
+        let out = run(Knobs::REFERENCE, &mut s, command(Command::Acquire));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, locked(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -242,7 +242,7 @@ fn holding_the_internal_lock_creates_the_lease_node_and_observes_nothing() {
         lock(contender::Phase::Listing, Some(MY_LOCK)),
     );
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(list_op(LOCKS, false), children(&[MY_LOCK])),
     );
@@ -258,7 +258,7 @@ fn waiting_for_the_internal_lock_watches_its_predecessor() {
         lock(contender::Phase::Listing, Some(MY_LOCK)),
     );
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(list_op(LOCKS, false), children(&[MY_LOCK, PRED_LOCK])),
     );
@@ -284,7 +284,7 @@ fn the_internal_locks_predecessor_deleted_lists_the_locks_again() {
     );
     let mut s = state(Phase::Locking, None, watching);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         event(EventType::NodeDeleted, lock_node(PRED_LOCK)),
     );
@@ -302,7 +302,7 @@ fn the_internal_locks_predecessor_deleted_lists_the_locks_again() {
 #[test]
 fn the_internal_locks_lost_create_is_recovered_by_its_guid() {
     let mut s = state(Phase::Locking, None, lock(contender::Phase::Creating, None));
-    let out = run(Variant::Reference, &mut s, reply(create_lock(), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(create_lock(), lost()));
     assert_eq!(out, effects(vec![list_op(LOCKS, false)], vec![]));
     assert_eq!(
         s,
@@ -321,10 +321,10 @@ fn the_internal_locks_lost_create_is_recovered_by_its_guid() {
 #[test]
 fn created_lease_node_is_counted_without_a_watch() {
     for variant in [
-        Variant::Reference,
-        Variant::CreateThenCheck,
-        Variant::Leaky,
-        Variant::Trusting,
+        Knobs::REFERENCE,
+        Knobs::CREATE_THEN_CHECK,
+        Knobs::LEAKY,
+        Knobs::TRUSTING,
     ] {
         let mut s = locked(Phase::Creating, None);
         let out = run(variant, &mut s, reply(create_lease(), created(lease(MINE))));
@@ -337,7 +337,7 @@ fn created_lease_node_is_counted_without_a_watch() {
 fn check_then_create_holds_once_its_node_is_created() {
     let mut s = unlocked(Phase::Creating, None);
     let out = run(
-        Variant::CheckThenCreate,
+        Knobs::CHECK_THEN_CREATE,
         &mut s,
         reply(create_lease(), created(lease(MINE))),
     );
@@ -359,7 +359,7 @@ fn create_connection_loss_lists_the_leases_to_recover_by_guid() {
 fn recovery_adopts_the_node_with_our_guid_and_counts() {
     let mut s = locked(Phase::Recovering, None);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(
             count(false),
@@ -374,7 +374,7 @@ fn recovery_adopts_the_node_with_our_guid_and_counts() {
 fn check_then_create_recovery_adopts_the_node_and_holds() {
     let mut s = unlocked(Phase::Recovering, None);
     let out = run(
-        Variant::CheckThenCreate,
+        Knobs::CHECK_THEN_CREATE,
         &mut s,
         reply(count(false), children(&[FIRST, MINE])),
     );
@@ -386,7 +386,7 @@ fn check_then_create_recovery_adopts_the_node_and_holds() {
 fn recovery_without_our_node_creates_again() {
     let mut s = locked(Phase::Recovering, None);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(count(false), children(&[FIRST, SECOND])),
     );
@@ -398,7 +398,7 @@ fn recovery_without_our_node_creates_again() {
 fn check_then_create_recovery_without_our_node_counts_again() {
     let mut s = unlocked(Phase::Recovering, None);
     let out = run(
-        Variant::CheckThenCreate,
+        Knobs::CHECK_THEN_CREATE,
         &mut s,
         reply(count(false), children(&[FIRST])),
     );
@@ -409,7 +409,7 @@ fn check_then_create_recovery_without_our_node_counts_again() {
 #[test]
 fn recovery_listing_connection_loss_lists_again() {
     let mut s = locked(Phase::Recovering, None);
-    let out = run(Variant::Reference, &mut s, reply(count(false), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(count(false), lost()));
     assert_eq!(out, effects(vec![count(false)], vec![]));
     assert_eq!(s, locked(Phase::Recovering, None));
 }
@@ -444,7 +444,7 @@ fn at_most_max_leases_children_holds_and_releases_the_internal_lock() {
 fn create_then_check_holds_with_no_internal_lock_to_release() {
     let mut s = unlocked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::CreateThenCheck,
+        Knobs::CREATE_THEN_CHECK,
         &mut s,
         reply(count(false), children(&[MINE])),
     );
@@ -456,7 +456,7 @@ fn create_then_check_holds_with_no_internal_lock_to_release() {
 fn more_than_max_leases_children_counts_again_with_a_watch() {
     let mut s = locked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(count(false), children(&[SECOND, MINE, FIRST])),
     );
@@ -468,7 +468,7 @@ fn more_than_max_leases_children_counts_again_with_a_watch() {
 fn more_than_max_leases_children_in_a_watched_count_waits() {
     let mut s = locked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(count(true), children(&[SECOND, MINE, FIRST])),
     );
@@ -480,7 +480,7 @@ fn more_than_max_leases_children_in_a_watched_count_waits() {
 fn a_watched_count_that_finds_room_holds() {
     let mut s = locked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(count(true), children(&[MINE, FIRST])),
     );
@@ -492,7 +492,7 @@ fn a_watched_count_that_finds_room_holds() {
 fn our_node_missing_from_the_count_creates_another_still_holding_the_internal_lock() {
     let mut s = locked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(count(false), children(&[FIRST])),
     );
@@ -504,7 +504,7 @@ fn our_node_missing_from_the_count_creates_another_still_holding_the_internal_lo
 fn check_then_create_with_room_creates() {
     let mut s = unlocked(Phase::Listing, None);
     let out = run(
-        Variant::CheckThenCreate,
+        Knobs::CHECK_THEN_CREATE,
         &mut s,
         reply(count(false), children(&[FIRST])),
     );
@@ -517,13 +517,13 @@ fn check_then_create_without_room_counts_again_with_a_watch_then_waits() {
     let mut s = unlocked(Phase::Listing, None);
     let full = children(&[FIRST, SECOND]);
     let out = run(
-        Variant::CheckThenCreate,
+        Knobs::CHECK_THEN_CREATE,
         &mut s,
         reply(count(false), full.clone()),
     );
     assert_eq!(out, effects(vec![count(true)], vec![]));
     assert_eq!(s, unlocked(Phase::Listing, None));
-    let out = run(Variant::CheckThenCreate, &mut s, reply(count(true), full));
+    let out = run(Knobs::CHECK_THEN_CREATE, &mut s, reply(count(true), full));
     assert_eq!(out, nothing());
     assert_eq!(s, unlocked(Phase::Waiting, None));
 }
@@ -557,7 +557,7 @@ fn other_events_and_events_when_not_waiting_are_ignored() {
                 continue;
             }
             let mut s = locked(phase.clone(), Some(MINE));
-            let out = run(Variant::Reference, &mut s, input.clone());
+            let out = run(Knobs::REFERENCE, &mut s, input.clone());
             assert_eq!(out, nothing(), "{phase:?} {input:?}");
             assert_eq!(s, locked(phase.clone(), Some(MINE)), "{phase:?} {input:?}");
         }
@@ -570,7 +570,7 @@ fn other_events_and_events_when_not_waiting_are_ignored() {
 
 #[test]
 fn lost_count_gives_up_returning_the_lease_node_then_the_internal_lock() {
-    for (variant, watch) in [(Variant::Reference, false), (Variant::Trusting, true)] {
+    for (variant, watch) in [(Knobs::REFERENCE, false), (Knobs::TRUSTING, true)] {
         let mut s = locked(Phase::Listing, Some(MINE));
         let out = run(variant, &mut s, reply(count(watch), lost()));
         assert_eq!(
@@ -592,7 +592,7 @@ fn lost_count_gives_up_returning_the_lease_node_then_the_internal_lock() {
 #[test]
 fn leaky_lost_count_gives_up_forgetting_the_lease_node() {
     let mut s = locked(Phase::Listing, Some(MINE));
-    let out = run(Variant::Leaky, &mut s, reply(count(false), lost()));
+    let out = run(Knobs::LEAKY, &mut s, reply(count(false), lost()));
     assert_eq!(out, effects(vec![delete_lock()], vec![Observation::GaveUp]));
     assert_eq!(s, state(Phase::Idle, None, lock_releasing()));
 }
@@ -601,7 +601,7 @@ fn leaky_lost_count_gives_up_forgetting_the_lease_node() {
 fn create_then_check_lost_count_returns_the_lease_node() {
     let mut s = unlocked(Phase::Listing, Some(MINE));
     let out = run(
-        Variant::CreateThenCheck,
+        Knobs::CREATE_THEN_CHECK,
         &mut s,
         reply(count(false), lost()),
     );
@@ -615,7 +615,7 @@ fn create_then_check_lost_count_returns_the_lease_node() {
 #[test]
 fn check_then_create_lost_count_before_creating_counts_again() {
     let mut s = unlocked(Phase::Listing, None);
-    let out = run(Variant::CheckThenCreate, &mut s, reply(count(true), lost()));
+    let out = run(Knobs::CHECK_THEN_CREATE, &mut s, reply(count(true), lost()));
     assert_eq!(out, effects(vec![count(true)], vec![]));
     assert_eq!(s, unlocked(Phase::Listing, None));
 }
@@ -623,12 +623,12 @@ fn check_then_create_lost_count_before_creating_counts_again() {
 #[test]
 fn abandoning_delete_connection_loss_retries_and_any_other_answer_ends_idle() {
     let mut s = state(Phase::Abandoning, Some(MINE), lock_releasing());
-    let out = run(Variant::Reference, &mut s, reply(delete_lease(), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(delete_lease(), lost()));
     assert_eq!(out, effects(vec![delete_lease()], vec![]));
     assert_eq!(s, state(Phase::Abandoning, Some(MINE), lock_releasing()));
     for result in [Ok(Response::Deleted), Err(ErrorCode::NoNode)] {
         let mut s = state(Phase::Abandoning, Some(MINE), lock_releasing());
-        let out = run(Variant::Reference, &mut s, reply(delete_lease(), result));
+        let out = run(Knobs::REFERENCE, &mut s, reply(delete_lease(), result));
         assert_eq!(out, nothing());
         assert_eq!(s, state(Phase::Idle, None, lock_releasing()));
     }
@@ -642,13 +642,13 @@ fn abandoning_delete_connection_loss_retries_and_any_other_answer_ends_idle() {
 fn internal_lock_delete_connection_loss_retries_and_its_answer_ends_the_acquire() {
     let releasing = || state(Phase::Held, Some(MINE), lock_releasing());
     let mut s = releasing();
-    let out = run(Variant::Reference, &mut s, reply(delete_lock(), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(delete_lock(), lost()));
     assert_eq!(out, effects(vec![delete_lock()], vec![]));
     assert_eq!(s, releasing());
-    let semaphore = Semaphore::new(Variant::Reference, 2);
+    let semaphore = Semaphore::new(Knobs::REFERENCE, 2);
     assert!(semaphore.is_busy(&s), "acquire() has not returned");
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(delete_lock(), Ok(Response::Deleted)),
     );
@@ -664,7 +664,7 @@ fn internal_lock_delete_connection_loss_retries_and_its_answer_ends_the_acquire(
 #[test]
 fn release_while_held_observes_released_and_deletes() {
     let mut s = unlocked(Phase::Held, Some(MINE));
-    let out = run(Variant::Reference, &mut s, command(Command::Release));
+    let out = run(Knobs::REFERENCE, &mut s, command(Command::Release));
     assert_eq!(
         out,
         effects(vec![delete_lease()], vec![Observation::Released])
@@ -676,7 +676,7 @@ fn release_while_held_observes_released_and_deletes() {
 fn release_while_suspended_or_checking_deletes_without_observing() {
     for phase in [Phase::Suspended, Phase::Checking] {
         let mut s = unlocked(phase.clone(), Some(MINE));
-        let out = run(Variant::Reference, &mut s, command(Command::Release));
+        let out = run(Knobs::REFERENCE, &mut s, command(Command::Release));
         assert_eq!(out, effects(vec![delete_lease()], vec![]), "{phase:?}");
         assert_eq!(s, unlocked(Phase::Releasing, Some(MINE)), "{phase:?}");
     }
@@ -689,7 +689,7 @@ fn release_without_a_lease_does_nothing() {
             continue;
         }
         let mut s = unlocked(phase.clone(), Some(MINE));
-        let out = run(Variant::Reference, &mut s, command(Command::Release));
+        let out = run(Knobs::REFERENCE, &mut s, command(Command::Release));
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, unlocked(phase.clone(), Some(MINE)), "{phase:?}");
     }
@@ -698,7 +698,7 @@ fn release_without_a_lease_does_nothing() {
 #[test]
 fn release_delete_connection_loss_retries() {
     let mut s = unlocked(Phase::Releasing, Some(MINE));
-    let out = run(Variant::Reference, &mut s, reply(delete_lease(), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(delete_lease(), lost()));
     assert_eq!(out, effects(vec![delete_lease()], vec![]));
     assert_eq!(s, unlocked(Phase::Releasing, Some(MINE)));
 }
@@ -712,7 +712,7 @@ fn release_delete_answered_ends_idle() {
     ] {
         let mut s = unlocked(Phase::Releasing, Some(MINE));
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             reply(delete_lease(), result.clone()),
         );
@@ -725,7 +725,7 @@ fn release_delete_answered_ends_idle() {
 fn a_delete_reply_for_another_node_is_ignored() {
     let mut s = unlocked(Phase::Releasing, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(delete_op(lease(FIRST)), Ok(Response::Deleted)),
     );
@@ -740,10 +740,10 @@ fn a_delete_reply_for_another_node_is_ignored() {
 #[test]
 fn disconnected_while_held_suspends() {
     for variant in [
-        Variant::Reference,
-        Variant::CheckThenCreate,
-        Variant::CreateThenCheck,
-        Variant::Leaky,
+        Knobs::REFERENCE,
+        Knobs::CHECK_THEN_CREATE,
+        Knobs::CREATE_THEN_CHECK,
+        Knobs::LEAKY,
     ] {
         let mut s = unlocked(Phase::Held, Some(MINE));
         let out = run(variant, &mut s, session(SessionEvent::Disconnected));
@@ -759,11 +759,7 @@ fn disconnected_while_held_suspends() {
 #[test]
 fn trusting_holder_ignores_disconnected() {
     let mut s = unlocked(Phase::Held, Some(MINE));
-    let out = run(
-        Variant::Trusting,
-        &mut s,
-        session(SessionEvent::Disconnected),
-    );
+    let out = run(Knobs::TRUSTING, &mut s, session(SessionEvent::Disconnected));
     assert_eq!(out, nothing());
     assert_eq!(s, unlocked(Phase::Held, Some(MINE)));
 }
@@ -775,14 +771,14 @@ fn the_internal_lock_keeps_its_node_through_a_disconnect() {
     for phase in [Phase::Creating, Phase::Listing, Phase::Waiting] {
         let mut s = locked(phase.clone(), Some(MINE));
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             session(SessionEvent::Disconnected),
         );
         assert_eq!(out, nothing(), "{phase:?}");
         assert_eq!(s, locked(phase.clone(), Some(MINE)), "{phase:?}");
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             session(SessionEvent::SyncConnected),
         );
@@ -795,7 +791,7 @@ fn the_internal_lock_keeps_its_node_through_a_disconnect() {
 fn sync_connected_while_suspended_asks_whether_its_node_exists() {
     let mut s = unlocked(Phase::Suspended, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         session(SessionEvent::SyncConnected),
     );
@@ -812,7 +808,7 @@ fn sync_connected_otherwise_does_nothing() {
         }
         let mut s = unlocked(phase.clone(), Some(MINE));
         let out = run(
-            Variant::Reference,
+            Knobs::REFERENCE,
             &mut s,
             session(SessionEvent::SyncConnected),
         );
@@ -827,7 +823,7 @@ fn checking_finds_its_node_and_holds_again_by_it() {
     // our lease stands.
     let mut s = unlocked(Phase::Checking, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(exists_mine(), Ok(Response::Exists(Some(Stat::default())))),
     );
@@ -839,7 +835,7 @@ fn checking_finds_its_node_and_holds_again_by_it() {
 fn checking_finds_its_node_gone_and_has_lost_the_lease() {
     let mut s = unlocked(Phase::Checking, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(exists_mine(), Ok(Response::Exists(None))),
     );
@@ -850,7 +846,7 @@ fn checking_finds_its_node_gone_and_has_lost_the_lease() {
 #[test]
 fn checking_connection_loss_asks_again() {
     let mut s = unlocked(Phase::Checking, Some(MINE));
-    let out = run(Variant::Reference, &mut s, reply(exists_mine(), lost()));
+    let out = run(Knobs::REFERENCE, &mut s, reply(exists_mine(), lost()));
     assert_eq!(out, effects(vec![exists_mine()], vec![]));
     assert_eq!(s, unlocked(Phase::Checking, Some(MINE)));
 }
@@ -860,7 +856,7 @@ fn checking_session_expired_reply_is_ignored() {
     // SESSIONEXPIRED follows the `Expired` that already ended the process.
     let mut s = unlocked(Phase::Checking, Some(MINE));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         &mut s,
         reply(exists_mine(), Err(ErrorCode::SessionExpired)),
     );
@@ -872,7 +868,7 @@ fn checking_session_expired_reply_is_ignored() {
 fn expired_while_holding_is_lost_and_the_process_dies() {
     for phase in [Phase::Held, Phase::Suspended, Phase::Checking] {
         let mut s = unlocked(phase.clone(), Some(MINE));
-        let out = run(Variant::Reference, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::REFERENCE, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, effects(vec![], vec![Observation::Lost]), "{phase:?}");
         assert_eq!(
             s,
@@ -892,7 +888,7 @@ fn expired_while_waiting_gives_up_and_the_process_dies() {
         Phase::Waiting,
     ] {
         let mut s = locked(phase.clone(), Some(MINE));
-        let out = run(Variant::Reference, &mut s, session(SessionEvent::Expired));
+        let out = run(Knobs::REFERENCE, &mut s, session(SessionEvent::Expired));
         assert_eq!(out, effects(vec![], vec![Observation::GaveUp]), "{phase:?}");
         assert_eq!(
             s,
@@ -907,7 +903,7 @@ fn expired_or_closed_otherwise_just_dies() {
     for event in [SessionEvent::Expired, SessionEvent::Closed] {
         for phase in [Phase::Idle, Phase::Releasing, Phase::Abandoning] {
             let mut s = unlocked(phase.clone(), Some(MINE));
-            let out = run(Variant::Reference, &mut s, session(event));
+            let out = run(Knobs::REFERENCE, &mut s, session(event));
             assert_eq!(out, nothing(), "{event:?} {phase:?}");
             assert_eq!(
                 s,
@@ -932,7 +928,7 @@ fn a_dead_process_ignores_everything() {
     // `a_renewed_session_names_its_lease_nodes_anew`.)
     for input in inputs {
         let mut s = dead();
-        let out = run(Variant::Reference, &mut s, input.clone());
+        let out = run(Knobs::REFERENCE, &mut s, input.clone());
         assert_eq!(out, nothing(), "{input:?}");
         assert_eq!(s, dead(), "{input:?}");
     }
@@ -975,7 +971,7 @@ fn is_busy_and_is_waiting_per_phase() {
 
 #[test]
 fn claims_only_its_own_lease_node_while_alive() {
-    let semaphore = Semaphore::new(Variant::Reference, 2);
+    let semaphore = Semaphore::new(Knobs::REFERENCE, 2);
     for phase in all_phases() {
         let s = unlocked(phase.clone(), Some(MINE));
         assert_eq!(
@@ -1073,15 +1069,15 @@ fn the_catalogue() {
     );
     // Until scenario files can say, every scenario has two leases.
     assert_eq!(DEFAULT_MAX_LEASES, 2);
-    let built = Semaphore::build(Variant::Leaky, &Default::default(), &[]);
-    assert_eq!((built.variant, built.max_leases), (Variant::Leaky, 2));
+    let built = Semaphore::build(Knobs::LEAKY, &Default::default(), &[]);
+    assert_eq!((built.knobs, built.max_leases), (Knobs::LEAKY, 2));
 }
 
 // ---------------------------------------------------------------------------
 // Scripted interleavings through the whole world.
 // ---------------------------------------------------------------------------
 
-fn world(variant: Variant, clients: usize, budget: FaultBudget) -> World<Semaphore> {
+fn world(variant: Knobs, clients: usize, budget: FaultBudget) -> World<Semaphore> {
     let scripts = vec![vec![Command::Acquire, Command::Release]; clients];
     World::new(
         Semaphore::new(variant, 2),
@@ -1134,7 +1130,7 @@ fn settle_client(
 
 #[test]
 fn world_third_client_waits_alone_on_the_leases_and_takes_the_first_returned() {
-    let world = world(Variant::Reference, 3, FaultBudget::default());
+    let world = world(Knobs::REFERENCE, 3, FaultBudget::default());
     let init = world.init_states().remove(0);
     let state = acquire_alone(&world, init, 0);
     let state = acquire_alone(&world, state, 1);
@@ -1183,7 +1179,7 @@ fn world_third_client_waits_alone_on_the_leases_and_takes_the_first_returned() {
 
 #[test]
 fn world_lost_lease_create_reply_is_recovered_by_the_guid() {
-    let world = world(Variant::Reference, 1, FaultBudget::of(Kind::LoseReply, 1));
+    let world = world(Knobs::REFERENCE, 1, FaultBudget::of(Kind::LoseReply, 1));
     let init = world.init_states().remove(0);
     // The internal lock: create, list, held; the lease's create is sent.
     let state = walk(
@@ -1223,7 +1219,7 @@ fn world_lost_lease_create_reply_is_recovered_by_the_guid() {
 /// one client believes it holds a lease.
 #[test]
 fn world_leaky_lost_count_leaves_a_node_that_eats_a_lease() {
-    let world = world(Variant::Leaky, 3, FaultBudget::of(Kind::Disconnect, 1));
+    let world = world(Knobs::LEAKY, 3, FaultBudget::of(Kind::Disconnect, 1));
     let init = world.init_states().remove(0);
     // c0: the internal lock, then its lease node, then the count is sent.
     let state = walk(
@@ -1265,7 +1261,7 @@ fn world_leaky_lost_count_leaves_a_node_that_eats_a_lease() {
 /// believes, by a node the server no longer has.
 #[test]
 fn world_trusting_holder_believes_by_a_node_its_expired_session_took_away() {
-    let world = world(Variant::Trusting, 2, disconnect_expire());
+    let world = world(Knobs::TRUSTING, 2, disconnect_expire());
     let init = world.init_states().remove(0);
     let state = acquire_alone(&world, init, 0);
     assert_eq!(believers(&state), [0]);
@@ -1286,7 +1282,7 @@ fn world_trusting_holder_believes_by_a_node_its_expired_session_took_away() {
     );
     // The careful reference stopped believing at Disconnected.
     let careful = World {
-        recipes: vec![Semaphore::new(Variant::Reference, 2); world.clients()],
+        recipes: vec![Semaphore::new(Knobs::REFERENCE, 2); world.clients()],
         ..world.clone()
     };
     let init = careful.init_states().remove(0);
@@ -1303,7 +1299,7 @@ fn world_trusting_holder_believes_by_a_node_its_expired_session_took_away() {
 /// while a third client gets that far; this is the run, step by step.)
 #[test]
 fn world_three_trusting_clients_believe_they_hold_two_leases() {
-    let world = world(Variant::Trusting, 3, disconnect_expire());
+    let world = world(Knobs::TRUSTING, 3, disconnect_expire());
     let init = world.init_states().remove(0);
     let state = acquire_alone(&world, init, 0);
     let state = walk(&world, state, &expire_holder_0());
@@ -1326,7 +1322,7 @@ fn world_three_trusting_clients_believe_they_hold_two_leases() {
     // The careful reference, on the same run, stopped believing at
     // Disconnected: two believers, both granted.
     let careful = World {
-        recipes: vec![Semaphore::new(Variant::Reference, 2); world.clients()],
+        recipes: vec![Semaphore::new(Knobs::REFERENCE, 2); world.clients()],
         ..world.clone()
     };
     let init = careful.init_states().remove(0);
@@ -1370,8 +1366,8 @@ fn a_renewed_session_names_its_lease_nodes_anew() {
     const NEW: &str = "c0s1-lease-0000000004";
     const OTHERS: &str = "c0-lease-0000000004";
     for (variant, prefix, adopted) in [
-        (Variant::Reference, "c0s1-lease-", NEW),
-        (Variant::ProcessGuid, "c0-lease-", OLD),
+        (Knobs::REFERENCE, "c0s1-lease-", NEW),
+        (Knobs::PROCESS_GUID, "c0-lease-", OLD),
     ] {
         let mut s = unlocked(Phase::Held, Some(OLD));
         let out = run(variant, &mut s, session(SessionEvent::Expired));
@@ -1401,7 +1397,7 @@ fn a_renewed_session_names_its_lease_nodes_anew() {
         // for process_guid, a node it made later: same prefix, newer).
         let listing = children(&[
             OLD,
-            if variant == Variant::Reference {
+            if variant == Knobs::REFERENCE {
                 NEW
             } else {
                 OTHERS

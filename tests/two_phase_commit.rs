@@ -9,8 +9,8 @@ use zoocheck::catalogued::Catalogued;
 use zoocheck::client::SessionEvent;
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::two_phase_commit::{
-    agreement, failure_detected, live_sites_decide, termination, validity, Command, Fact, Ledger,
-    Phase, State, TwoPhaseCommit, Variant, ABORT, COMMIT, TX,
+    agreement, failure_detected, live_sites_decide, termination, validity, Command, Fact, Knobs,
+    Ledger, Phase, State, TwoPhaseCommit, ABORT, COMMIT, TX,
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Observation, Recipe};
 use zoocheck::store::{
@@ -33,16 +33,11 @@ const COORDINATOR: Incarnation = Incarnation {
 };
 const GROUP: u8 = 0b110;
 
-fn recipe(variant: Variant) -> TwoPhaseCommit {
+fn recipe(variant: Knobs) -> TwoPhaseCommit {
     TwoPhaseCommit::new(variant, GROUP)
 }
 
-fn run(
-    variant: Variant,
-    me: Incarnation,
-    state: &mut State,
-    input: Input<Command>,
-) -> Effects<Fact> {
+fn run(variant: Knobs, me: Incarnation, state: &mut State, input: Input<Command>) -> Effects<Fact> {
     let mut out = Effects::default();
     recipe(variant).handle(me, state, input, &mut out);
     out
@@ -167,7 +162,7 @@ fn own_node() -> Op {
 
 #[test]
 fn coordinate_creates_the_transaction_and_the_sites_nodes_in_one_multi() {
-    for variant in [Variant::Reference, Variant::CoordinatorNotified] {
+    for variant in [Knobs::REFERENCE, Knobs::COORDINATOR_NOTIFIED] {
         let mut s = idle();
         let out = run(
             variant,
@@ -181,7 +176,7 @@ fn coordinate_creates_the_transaction_and_the_sites_nodes_in_one_multi() {
     // Each site creates its own node: the coordinator only the transaction.
     let mut s = idle();
     let out = run(
-        Variant::EphemeralSites,
+        Knobs::EPHEMERAL_SITES,
         COORDINATOR,
         &mut s,
         Input::Command(Command::Coordinate),
@@ -194,7 +189,7 @@ fn the_coordinators_multi_applied_ends_its_part_in_the_reference() {
     let mut s = st(Phase::Creating, None, 0, 0, 0);
     let applied = Ok(Response::Multi(MultiOutcome::Committed(vec![])));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         COORDINATOR,
         &mut s,
         reply(multi(), applied),
@@ -207,7 +202,7 @@ fn the_coordinators_multi_applied_ends_its_part_in_the_reference() {
 fn the_coordinators_multi_lost_is_sent_again_and_nodeexists_means_it_was_applied() {
     let mut s = st(Phase::Creating, None, 0, 0, 0);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         COORDINATOR,
         &mut s,
         reply(multi(), Err(ErrorCode::ConnectionLoss)),
@@ -220,7 +215,7 @@ fn the_coordinators_multi_lost_is_sent_again_and_nodeexists_means_it_was_applied
         code: ErrorCode::NodeExists,
     }));
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         COORDINATOR,
         &mut s,
         reply(multi(), exists),
@@ -229,7 +224,7 @@ fn the_coordinators_multi_lost_is_sent_again_and_nodeexists_means_it_was_applied
     // The ephemeral variant's single create: NODEEXISTS, applied too.
     let mut s = st(Phase::Creating, None, 0, 0, 0);
     run(
-        Variant::EphemeralSites,
+        Knobs::EPHEMERAL_SITES,
         COORDINATOR,
         &mut s,
         reply(create_tx(), Err(ErrorCode::NodeExists)),
@@ -239,7 +234,7 @@ fn the_coordinators_multi_lost_is_sent_again_and_nodeexists_means_it_was_applied
 
 #[test]
 fn the_notified_coordinator_reads_every_site_decides_and_publishes() {
-    let v = Variant::CoordinatorNotified;
+    let v = Knobs::COORDINATOR_NOTIFIED;
     let mut s = st(Phase::Creating, None, 0, 0, 0);
     let applied = Ok(Response::Multi(MultiOutcome::Committed(vec![])));
     let out = run(v, COORDINATOR, &mut s, reply(multi(), applied));
@@ -286,7 +281,7 @@ fn the_notified_coordinator_reads_every_site_decides_and_publishes() {
 
 #[test]
 fn the_notified_coordinator_aborts_on_the_first_abort_vote() {
-    let v = Variant::CoordinatorNotified;
+    let v = Knobs::COORDINATOR_NOTIFIED;
     let mut s = st(Phase::Collecting, None, GROUP, 0, 0);
     let out = run(v, COORDINATOR, &mut s, reply(read(2), bytes(ABORT)));
     let publish = Op::SetData {
@@ -303,7 +298,7 @@ fn the_notified_coordinator_aborts_on_the_first_abort_vote() {
 fn a_site_waits_for_the_transaction_with_a_watch() {
     let mut s = idle();
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         Input::Command(Command::Vote(true)),
@@ -312,7 +307,7 @@ fn a_site_waits_for_the_transaction_with_a_watch() {
     assert_eq!(s, st(Phase::AwaitingTx, Some(true), 0, 0, 0));
     // Not there yet: wait for its creation.
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(exists(tx()), Ok(Response::Exists(None))),
@@ -320,7 +315,7 @@ fn a_site_waits_for_the_transaction_with_a_watch() {
     assert_eq!(out, effects(vec![], vec![]));
     assert_eq!(s.phase, Phase::AwaitingTx);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         event(EventType::NodeCreated, tx()),
@@ -336,8 +331,8 @@ fn a_site_waits_for_the_transaction_with_a_watch() {
 #[test]
 fn a_site_that_finds_the_transaction_reads_it_and_the_notified_variant_watches_it() {
     for (variant, watch) in [
-        (Variant::Reference, false),
-        (Variant::CoordinatorNotified, true),
+        (Knobs::REFERENCE, false),
+        (Knobs::COORDINATOR_NOTIFIED, true),
     ] {
         let mut s = st(Phase::AwaitingTx, Some(true), 0, 0, 0);
         let out = run(
@@ -361,7 +356,7 @@ fn a_site_reads_the_group_then_watches_the_others_and_writes_its_vote() {
     let voted = Observation::Fact(Fact::Voted { commit: false });
     let mut s = st(Phase::ReadingTx, Some(false), 0, 0, 0);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(read_tx.clone(), bytes(b"s_1,s_2")),
@@ -374,7 +369,7 @@ fn a_site_reads_the_group_then_watches_the_others_and_writes_its_vote() {
     // Each site creating its own node creates it first.
     let mut s = st(Phase::ReadingTx, Some(false), 0, 0, 0);
     let out = run(
-        Variant::EphemeralSites,
+        Knobs::EPHEMERAL_SITES,
         SITE,
         &mut s,
         reply(read_tx.clone(), bytes(b"s_1,s_2")),
@@ -389,7 +384,7 @@ fn a_site_reads_the_group_then_watches_the_others_and_writes_its_vote() {
     // Only the coordinator is notified: the site reads no other node.
     let mut s = st(Phase::ReadingTx, Some(false), 0, 0, 0);
     let out = run(
-        Variant::CoordinatorNotified,
+        Knobs::COORDINATOR_NOTIFIED,
         SITE,
         &mut s,
         reply(read_tx, bytes(b"s_1,s_2")),
@@ -400,22 +395,17 @@ fn a_site_reads_the_group_then_watches_the_others_and_writes_its_vote() {
 #[test]
 fn a_site_decides_commit_once_every_vote_is_commit_its_own_once_written() {
     let mut s = voting(true, 0, 0);
-    let out = run(
-        Variant::Reference,
-        SITE,
-        &mut s,
-        reply(read(2), undefined()),
-    );
+    let out = run(Knobs::REFERENCE, SITE, &mut s, reply(read(2), undefined()));
     assert_eq!(out, effects(vec![], vec![]));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         event(EventType::NodeDataChanged, node(2)),
     );
     assert_eq!(out, effects(vec![read(2)], vec![]));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(read(2), bytes(COMMIT)),
@@ -427,7 +417,7 @@ fn a_site_decides_commit_once_every_vote_is_commit_its_own_once_written() {
     );
     assert_eq!(s, voting(true, 0b100, 0));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(write(1, COMMIT), set()),
@@ -436,36 +426,26 @@ fn a_site_decides_commit_once_every_vote_is_commit_its_own_once_written() {
     assert_eq!(s, decided(voting(true, GROUP, 0), true));
     // Decided: notifications and replies change nothing.
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         event(EventType::NodeDataChanged, node(2)),
     );
     assert_eq!(out, effects(vec![], vec![]));
-    let out = run(
-        Variant::Reference,
-        SITE,
-        &mut s,
-        reply(read(2), bytes(ABORT)),
-    );
+    let out = run(Knobs::REFERENCE, SITE, &mut s, reply(read(2), bytes(ABORT)));
     assert_eq!(out, effects(vec![], vec![]));
 }
 
 #[test]
 fn a_site_decides_abort_on_the_first_abort_vote_before_its_own_write() {
     let mut s = voting(true, 0, 0);
-    let out = run(
-        Variant::Reference,
-        SITE,
-        &mut s,
-        reply(read(2), bytes(ABORT)),
-    );
+    let out = run(Knobs::REFERENCE, SITE, &mut s, reply(read(2), bytes(ABORT)));
     assert_eq!(out, effects(vec![], vec![decides(false)]));
     assert_eq!(s, decided(voting(true, 0, 0b100), false));
     // Its own abort vote, once written, decides too.
     let mut s = voting(false, 0b100, 0);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(write(1, ABORT), set()),
@@ -477,7 +457,7 @@ fn a_site_decides_abort_on_the_first_abort_vote_before_its_own_write() {
 fn a_lost_vote_write_is_written_again_with_the_same_bytes() {
     let mut s = voting(true, 0, 0);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(write(1, COMMIT), Err(ErrorCode::ConnectionLoss)),
@@ -485,7 +465,7 @@ fn a_lost_vote_write_is_written_again_with_the_same_bytes() {
     assert_eq!(out, effects(vec![write(1, COMMIT)], vec![]));
     assert_eq!(s, voting(true, 0, 0));
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(read(2), Err(ErrorCode::ConnectionLoss)),
@@ -497,14 +477,14 @@ fn a_lost_vote_write_is_written_again_with_the_same_bytes() {
 fn a_site_whose_session_ends_is_dead() {
     let mut s = voting(true, 0, 0);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         reply(write(1, COMMIT), Err(ErrorCode::SessionExpired)),
     );
     assert_eq!(s.phase, Phase::Dead);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         event(EventType::NodeDataChanged, node(2)),
@@ -512,7 +492,7 @@ fn a_site_whose_session_ends_is_dead() {
     assert_eq!(out, effects(vec![], vec![]));
     let mut s = voting(true, 0, 0);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         Input::Session(SessionEvent::Expired),
@@ -521,7 +501,7 @@ fn a_site_whose_session_ends_is_dead() {
     // A decided site stays decided; a disconnection changes nothing.
     let mut s = decided(voting(true, GROUP, 0), true);
     run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         Input::Session(SessionEvent::Expired),
@@ -529,7 +509,7 @@ fn a_site_whose_session_ends_is_dead() {
     assert_eq!(s.phase, Phase::Decided);
     let mut s = voting(true, 0, 0);
     let out = run(
-        Variant::Reference,
+        Knobs::REFERENCE,
         SITE,
         &mut s,
         Input::Session(SessionEvent::Disconnected),
@@ -539,7 +519,7 @@ fn a_site_whose_session_ends_is_dead() {
 
 #[test]
 fn a_notified_site_decides_on_the_published_outcome() {
-    let v = Variant::CoordinatorNotified;
+    let v = Knobs::COORDINATOR_NOTIFIED;
     let watch_tx = Op::GetData {
         path: tx(),
         watch: true,
@@ -563,7 +543,7 @@ fn a_notified_site_decides_on_the_published_outcome() {
 
 #[test]
 fn an_ephemeral_site_waits_for_a_node_not_yet_created() {
-    let v = Variant::EphemeralSites;
+    let v = Knobs::EPHEMERAL_SITES;
     let mut s = voting(true, 0, 0);
     let out = run(v, SITE, &mut s, reply(read(2), Err(ErrorCode::NoNode)));
     assert_eq!(out, effects(vec![exists(node(2))], vec![]));
@@ -588,7 +568,7 @@ fn an_ephemeral_site_waits_for_a_node_not_yet_created() {
 
 #[test]
 fn an_ephemeral_sites_vanished_node_is_an_abort_unless_its_vote_was_read() {
-    let v = Variant::EphemeralSites;
+    let v = Knobs::EPHEMERAL_SITES;
     let mut s = voting(true, 0b010, 0);
     let out = run(v, SITE, &mut s, event(EventType::NodeDeleted, node(2)));
     assert_eq!(out, effects(vec![], vec![decides(false)]));
@@ -616,7 +596,7 @@ fn an_ephemeral_sites_vanished_node_is_an_abort_unless_its_vote_was_read() {
 
 // ---------------------------------------------------------------- world walks
 
-fn world(variant: Variant, votes: [bool; 2], budget: FaultBudget) -> World<TwoPhaseCommit> {
+fn world(variant: Knobs, votes: [bool; 2], budget: FaultBudget) -> World<TwoPhaseCommit> {
     let scripts = vec![
         vec![Command::Coordinate],
         vec![Command::Vote(votes[0])],
@@ -652,7 +632,7 @@ fn drain(
 #[test]
 fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
     let crash = FaultBudget::of(Kind::Crash, 1);
-    let world = world(Variant::Reference, [true, true], crash);
+    let world = world(Knobs::REFERENCE, [true, true], crash);
     let state = world.init_states().remove(0);
     let state = act(&world, &state, Action::Invoke(0));
     let state = drain(&world, state, 0);
@@ -686,7 +666,7 @@ fn world_a_site_crashing_before_it_votes_blocks_the_other_in_the_reference() {
 #[test]
 fn world_an_ephemeral_site_crashing_after_its_create_is_taken_as_an_abort() {
     let crash = FaultBudget::of(Kind::Crash, 1);
-    let world = world(Variant::EphemeralSites, [true, true], crash);
+    let world = world(Knobs::EPHEMERAL_SITES, [true, true], crash);
     let state = world.init_states().remove(0);
     let state = act(&world, &state, Action::Invoke(0));
     let state = drain(&world, state, 0);
@@ -729,7 +709,7 @@ fn world_an_ephemeral_site_crashing_after_its_create_is_taken_as_an_abort() {
 #[test]
 fn a_renewed_site_takes_its_part_up_again() {
     let dead = |s: &State| s.phase == Phase::Dead;
-    let recipe = recipe(Variant::Reference);
+    let recipe = recipe(Knobs::REFERENCE);
     let mut s = voting(true, 0b010, 0);
     let out = expire_and_renew(&recipe, SITE, &mut s, dead);
     let read_2 = Op::GetData {
