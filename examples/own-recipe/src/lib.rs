@@ -3,21 +3,22 @@
 //!
 //! Each client is told `run`. It claims the job by creating the persistent
 //! node `/job/claim`; the one whose create succeeds runs the job, and a
-//! client told `NODEEXISTS` leaves it to the other. Three variants:
+//! client told `NODEEXISTS` leaves it to the other. Three variants, each a
+//! preset of two knobs ([`Knobs`]) that a scenario may turn:
 //!
 //! - `claim`: as above. A create whose reply is lost with the connection
 //!   was applied or not (`CONNECTIONLOSS`); the client creates again, is told
 //!   `NODEEXISTS`, and leaves the job that it claimed itself to nobody.
-//! - `claim_with_id`: the claim carries the client's id as its data, and a
+//! - `claim_with_id` (`claim_with_id = true`): the claim carries the client's id as its data, and a
 //!   client told `NODEEXISTS` reads it: its own claim, it runs the job.
-//! - `check_then_create`: asks whether the claim exists, and if not, runs
+//! - `check_then_create` (`checks_first = true`): asks whether the claim exists, and if not, runs
 //!   the job and then creates the claim. Two clients can both see no claim.
 //!
 //! What zoocheck needs of it: a [`Recipe`] (the actor: its state, its
 //! commands, what it does with each input), the facts it reports and the
-//! log the world keeps of them ([`Runs`]), and a [`Catalogued`] entry (its
-//! name, variants, commands and properties, by the names scenario files
-//! use). [`RECIPES`] is the list a project's scenarios are read among.
+//! log the world keeps of them ([`Runs`]), its knobs, and a [`Catalogued`]
+//! entry (its name, variants, commands and properties, by the names
+//! scenario files use). [`RECIPES`] is the list a project's scenarios are read among.
 
 use std::fmt;
 
@@ -35,14 +36,31 @@ pub static RECIPES: [&dyn AnyRecipe; 1] = [&Entry::<Once>::NEW];
 const DIRECTORY: &str = "/job";
 const CLAIM: &str = "/job/claim";
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Variant {
-    Claim,
-    ClaimWithId,
-    CheckThenCreate,
+zoocheck::knobs! {
+    /// The recipe's knobs, each with what it means (`zoocheck::knob_value!`
+    /// declares a knob of more than two values). A variant is a preset.
+    pub struct Knobs {
+        /// The claim carries the client's id as its data, and a client told `NODEEXISTS` reads it: its own claim, it runs the job.
+        claim_with_id: bool,
+        /// Ask whether the claim exists first, and if not, run the job and then create the claim.
+        checks_first: bool,
+    }
 }
 
-zoocheck::no_knobs!(Variant);
+impl Knobs {
+    pub const CLAIM: Knobs = Knobs {
+        claim_with_id: false,
+        checks_first: false,
+    };
+    pub const CLAIM_WITH_ID: Knobs = Knobs {
+        claim_with_id: true,
+        ..Knobs::CLAIM
+    };
+    pub const CHECK_THEN_CREATE: Knobs = Knobs {
+        checks_first: true,
+        ..Knobs::CLAIM
+    };
+}
 
 /// The one command: run the job, unless another client does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -116,15 +134,15 @@ impl Log for Runs {
 
 #[derive(Clone, Debug)]
 pub struct Once {
-    variant: Variant,
+    knobs: Knobs,
     directory: Path,
 }
 
 impl Once {
     fn claim(&self, me: Incarnation, out: &mut Effects<Ran>) {
-        let id = match self.variant {
-            Variant::ClaimWithId => data(me.guid().as_bytes()),
-            _ => None,
+        let id = match self.knobs.claim_with_id {
+            true => data(me.guid().as_bytes()),
+            false => None,
         };
         out.send(Op::Create {
             path: Path::new(CLAIM),
@@ -157,7 +175,7 @@ impl Recipe for Once {
         out: &mut Effects<Ran>,
     ) {
         let (op, result) = match input {
-            Input::Command(RunJob) if self.variant == Variant::CheckThenCreate => {
+            Input::Command(RunJob) if self.knobs.checks_first => {
                 *state = Phase::Checking;
                 return out.send(Op::Exists {
                     path: Path::new(CLAIM),
@@ -176,9 +194,7 @@ impl Recipe for Once {
             // Applied or not: ask again, as a client library's retry does.
             (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
             (Phase::Claiming, Ok(_)) => self.run(state, out),
-            (Phase::Claiming, Err(ErrorCode::NodeExists))
-                if self.variant == Variant::ClaimWithId =>
-            {
+            (Phase::Claiming, Err(ErrorCode::NodeExists)) if self.knobs.claim_with_id => {
                 *state = Phase::Reading;
                 out.send(Op::GetData {
                     path: Path::new(CLAIM),
@@ -257,18 +273,18 @@ impl Catalogued for Once {
         commands: &[("run", "run the job, unless another client has it")],
         group: &[&["run"], &["run"]],
     };
-    type Variant = Variant;
-    const VARIANTS: &'static [(&'static str, Variant)] = &[
-        ("claim", Variant::Claim),
-        ("claim_with_id", Variant::ClaimWithId),
-        ("check_then_create", Variant::CheckThenCreate),
+    type Variant = Knobs;
+    const VARIANTS: &'static [(&'static str, Knobs)] = &[
+        ("claim", Knobs::CLAIM),
+        ("claim_with_id", Knobs::CLAIM_WITH_ID),
+        ("check_then_create", Knobs::CHECK_THEN_CREATE),
     ];
     const COMMANDS: &'static [(&'static str, RunJob)] = &[("run", RunJob)];
     type Params = NoParams;
 
-    fn build(variant: Variant, _params: &NoParams, _scripts: &[Vec<RunJob>]) -> Once {
+    fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<RunJob>]) -> Once {
         Once {
-            variant,
+            knobs,
             directory: Path::new(DIRECTORY),
         }
     }

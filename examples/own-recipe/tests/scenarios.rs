@@ -47,3 +47,42 @@ fn a_recipe_the_project_does_not_have_is_named() {
         "scenarios/once/x.toml: `recipe`: unknown recipe \"lock\"; expected one of once"
     );
 }
+
+/// A knob turned in a scenario file makes the variant it is a preset of:
+/// `claim` with `claim_with_id = true` is `claim_with_id`, on the same
+/// question with the same states, and the lost reply no longer strands the
+/// job. An unknown knob is refused with the key and the knobs there are.
+#[test]
+fn a_knob_turned_in_a_scenario_is_the_preset_it_makes() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/once");
+    let parse = |text: &str, name: &str| {
+        Scenario::parse_among(
+            text,
+            &dir.join(format!("{name}.toml")),
+            &format!("once/{name}"),
+            Recipes::These(&own_recipe::RECIPES),
+        )
+    };
+    let claim = std::fs::read_to_string(dir.join("claim_lose_reply.toml")).unwrap();
+    let with_id = std::fs::read_to_string(dir.join("claim_with_id_lose_reply.toml")).unwrap();
+    let turned = claim
+        .replace("\n[faults]", "\n[knobs]\nclaim_with_id = true\n\n[faults]")
+        .replace(
+            "a_claimed_job_runs = \"violated\"",
+            "a_claimed_job_runs = \"holds\"",
+        );
+    let options = CheckOptions::default();
+    let turned = parse(&turned, "turned").unwrap().check(&options);
+    let preset = parse(&with_id, "claim_with_id_lose_reply")
+        .unwrap()
+        .check(&options);
+    assert!(unmet(&turned).is_empty(), "{:?}", unmet(&turned));
+    assert_eq!(turned.unique_states, preset.unique_states);
+
+    let misspelt = claim.replace("\n[faults]", "\n[knobs]\nclaim_with_ids = true\n\n[faults]");
+    let error = parse(&misspelt, "misspelt").unwrap_err().to_string();
+    assert!(
+        error.contains("knobs.claim_with_ids") && error.contains("claim_with_id"),
+        "{error}"
+    );
+}
