@@ -30,7 +30,7 @@
 //! handle is dead and it can never learn that the barrier went, so it gives
 //! up ([`Phase::Dead`]).
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //! kazoo's libraries do): the wait that the lost session interrupted
 //! returned unsuccessfully (`GaveUp`); once its library has opened a new
 //! session the application waits again, from step 1 (Curator's

@@ -16,7 +16,7 @@
 //!    one-shot. After a disconnection the client library sets the watch
 //!    again and fires it if the data changed meanwhile. A reader whose
 //!    session expired can no longer read: it knows it, and is out.
-//! 4. Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! 4. Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //!    kazoo's libraries do): watches die with their session, so once its
 //!    library has opened a new session a reader reads again, with a watch,
 //!    as Curator's `NodeCache` and kazoo's `DataWatch` do on reconnecting
@@ -24,7 +24,14 @@
 //!    session ended writes the same value again (the write may or may not
 //!    have been applied; writing it twice is harmless).
 //!
-//! Variants are presets of two knobs ([`Knobs`]), which a scenario may turn
+//! Step 3's "the library sets the watch again" is the Java client's (and
+//! Curator's) `SetWatches`. kazoo's library drops its watches with the
+//! connection (`[library] watches = "dropped"`); its `DataWatch` reads
+//! again on every `CONNECTED`, which the knob `on_reconnect =
+//! "reads_again"` is. The reference, which waits on, is stale for ever
+//! under kazoo's rules.
+//!
+//! Variants are presets of three knobs ([`Knobs`]), which a scenario may turn
 //! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
 //! - `read_then_watch` (`watches = "after_each_read"`): reads without a watch, then sets the watch with
@@ -68,6 +75,17 @@ crate::knob_value! {
     }
 }
 
+crate::knob_value! {
+    /// What a reader holding a value does when its connection comes back
+    /// (`SyncConnected` on the same session).
+    pub enum OnReconnect {
+        /// goes on holding: its watch lives as long as its session, re-sent by its library on the new connection (the Java client's `SetWatches`; Curator's `NodeCache` alike)
+        Waits = "waits",
+        /// reads again, with a watch: kazoo's `DataWatch` does on every `CONNECTED` (`DataWatch._session_watcher`), since kazoo drops its watches when a connection drops
+        ReadsAgain = "reads_again",
+    }
+}
+
 crate::knobs! {
     /// The configuration reader's knobs. A variant is a preset of them
     /// ([`Knobs::REFERENCE`] and the others).
@@ -76,6 +94,8 @@ crate::knobs! {
         watches: Watches,
         /// What a reader does once its session is renewed.
         after_renewal: AfterRenewal,
+        /// What a reader holding a value does when its connection comes back.
+        on_reconnect: OnReconnect,
     }
 }
 
@@ -84,6 +104,7 @@ impl Knobs {
     pub const REFERENCE: Knobs = Knobs {
         watches: Watches::EachRead,
         after_renewal: AfterRenewal::ReadsAgain,
+        on_reconnect: OnReconnect::Waits,
     };
     pub const READ_THEN_WATCH: Knobs = Knobs {
         watches: Watches::AfterEachRead,
@@ -312,6 +333,12 @@ impl Recipe for Configuration {
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => die(state),
             Input::Session(SessionEvent::SyncConnected) if state.phase == Phase::Dead => {
                 self.renewed(state, out)
+            }
+            Input::Session(SessionEvent::SyncConnected)
+                if state.phase == Phase::Holding
+                    && self.knobs.on_reconnect == OnReconnect::ReadsAgain =>
+            {
+                self.read(state, false, out)
             }
             Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
         }

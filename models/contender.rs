@@ -277,6 +277,10 @@ pub struct Contender {
     pub spin: bool,
     /// Ignore `Disconnected`: go on believing until `Expired`.
     pub trusting: bool,
+    /// A waiter lists again when its connection comes back, rather than
+    /// trusting its watch to have survived (kazoo's `Lock`: a library that
+    /// drops its watches with the connection leaves it nothing to wait on).
+    pub relists: bool,
     /// Hand the node's sequence number to the protected resource with each
     /// write (seed 002's sequencer).
     pub fenced: bool,
@@ -316,6 +320,7 @@ impl Contender {
             try_once: false,
             spin: false,
             trusting: false,
+            relists: false,
             fenced: false,
             recreate_missing: true,
             careless_cancel: false,
@@ -646,6 +651,13 @@ impl Contender {
             }
             // Back in touch with the same session: check again (step 2).
             SessionEvent::SyncConnected if state.phase == Phase::Suspended => self.list(state, out),
+            // A waiter that does not trust its watch to have survived.
+            SessionEvent::SyncConnected
+                if self.relists
+                    && matches!(state.phase, Phase::Watching(_) | Phase::WaitingForChildren) =>
+            {
+                self.list(state, out)
+            }
             // A new session after the last one was lost: its library renewed
             // it. Nothing is held or pending (the loss ended that); the
             // application may acquire again, under a GUID of this session.

@@ -76,7 +76,7 @@
 //!   asynchronous client must remember the event (the reference's
 //!   `ready_seen`); the seed's synchronous pseudo code hides the question.
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //! kazoo's libraries do): a process whose session was lost before it left
 //! has failed this round of the barrier, and stays out of it once its
 //! library has opened a new session. Its node went with its session (or

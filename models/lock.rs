@@ -76,7 +76,7 @@
 //!   vanishes with that session. The reference's GUID names the process
 //!   (`c0r1-lock-` after a restart, [`Contender::process_guid`]).
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator and kazoo
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator and kazoo
 //! do): when its session is lost the reference gives up what it held or
 //! waited for (`Lost`, `GaveUp`: a pending `acquire` returns unacquired),
 //! and once its library has opened a new session the application may
@@ -92,6 +92,14 @@
 //! `ephemeralOwner` with the current session id, `getSessionId()`
 //! ([`crate::recipe::Effects::session`]), as Hadoop's `ActiveStandbyElector`
 //! does, is the other cure; it costs a request per candidate node.)
+//!
+//! Libraries that drop watches (`[library] watches = "dropped"`, kazoo's):
+//! the reference waiter trusts its watch on the next lower node to outlive
+//! a dropped connection, as the Java client's `SetWatches` makes it, and
+//! under kazoo's rules waits for ever once it came back without it. The
+//! knob `on_reconnect = "lists"` lists again on `SyncConnected`, as kazoo's
+//! `Lock` does on every connection state change
+//! ([`Contender::relists`]).
 //!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and
@@ -143,6 +151,16 @@ crate::knob_value! {
 }
 
 crate::knob_value! {
+    /// What a waiter does when its connection comes back (`SyncConnected`).
+    pub enum OnReconnect {
+        /// waits on: its watch lives as long as its session, re-sent by its library on the new connection (the seed's, under the Java client's `SetWatches`)
+        Waits = "waits",
+        /// lists again (step 2) and watches anew: kazoo's `Lock` wakes its waiting `acquire` on every connection state change (`Lock._watch_session`), since kazoo drops its watches when a connection drops
+        Lists = "lists",
+    }
+}
+
+crate::knob_value! {
     /// What giving up a pending acquire (`cancel`, a timeout) does with its node.
     pub enum OnCancel {
         /// deletes it, as soon as it knows its name (the reference)
@@ -170,6 +188,8 @@ crate::knobs! {
         when_blocked: WhenBlocked,
         /// What a holder makes of `Disconnected`.
         on_disconnect: OnDisconnect,
+        /// What a waiter does when its connection comes back.
+        on_reconnect: OnReconnect,
         /// What giving up a pending acquire does with its node.
         on_cancel: OnCancel,
         /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (seed 002's sequencer).
@@ -187,6 +207,7 @@ impl Knobs {
         waits_on: WaitsOn::Next,
         when_blocked: WhenBlocked::Wait,
         on_disconnect: OnDisconnect::Suspend,
+        on_reconnect: OnReconnect::Waits,
         on_cancel: OnCancel::Delete,
         fenced: false,
     };
@@ -269,6 +290,7 @@ impl Lock {
         contender.try_once = knobs.when_blocked != WhenBlocked::Wait;
         contender.spin = knobs.when_blocked == WhenBlocked::Retry;
         contender.trusting = knobs.on_disconnect == OnDisconnect::Trust;
+        contender.relists = knobs.on_reconnect == OnReconnect::Lists;
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
         Lock { knobs, contender }

@@ -20,7 +20,7 @@
 //!    fires it if the group changed meanwhile.
 //! 4. When its session ends the member knows it is no longer in the group:
 //!    its view is emptied.
-//! 5. Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! 5. Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //!    kazoo's libraries do): once its library has opened a new session the
 //!    member joins again on its own, as Curator's `PersistentNode` does (with
 //!    kazoo the application calls `join` from its connection listener). It names its node after the session as well as the process

@@ -74,7 +74,7 @@
 //!   whose application takes a call that
 //!   failed with SESSIONEXPIRED for not done (see renewed sessions below).
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //! kazoo's libraries do): a call in flight when the session ended may or
 //! may not have been applied: a request of it whose reply was lost with the
 //! connection may have been, and the recovery that would have found out is

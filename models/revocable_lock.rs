@@ -27,7 +27,7 @@
 //! may be paused or slow for any length of time. A holder learns its node is
 //! gone from its data watch.
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`): a lock user does what
+//! Renewed sessions (`[library] on_expiry = "renew"`): a lock user does what
 //! the shared lock's does (its attempt or its tenure ends with the session;
 //! once its library has opened a new session it may ask again, under a GUID
 //! of that session), and its data watch, set on a node of the old session,

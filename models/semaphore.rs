@@ -61,7 +61,7 @@
 //! ([`Contender::trusting`]), and what it believes is the semaphore's
 //! business, not the application's, so its observations are dropped.
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator and kazoo
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator and kazoo
 //! do): when its session is lost a holder has lost its lease and a pending
 //! `acquire` returns unacquired (`Lost`, `GaveUp`, as with `Expired` above);
 //! once its library has opened a new session the application may `acquire`

@@ -26,7 +26,7 @@
 //!    "abort"." [`outcome`] on the votes known ([`Fact::Decided`]);
 //!    each notification is answered by reading the node again, with a watch.
 //!
-//! Renewed sessions (`[session] on_expiry = "renew"`, as Curator's and
+//! Renewed sessions (`[library] on_expiry = "renew"`, as Curator's and
 //! kazoo's libraries do): a participant that had not decided when its
 //! session was lost takes its part up again once its library has opened a
 //! new one, with the votes it knows ([`TwoPhaseCommit::renewed`]): the

@@ -342,8 +342,8 @@ pub struct Setting<'a> {
     pub params: &'a toml::Table,
     pub budget: &'a FaultBudget,
     pub expire_anytime: bool,
-    /// `[session] on_expiry = "renew"` ([`World::renews`]).
-    pub renews: bool,
+    /// Each client's library (`[library]`, [`World::libraries`]).
+    pub libraries: &'a [crate::client::library::Profiled],
     pub store: StoreConfig,
     /// The nodes the server holds before the clients start.
     pub tree: &'a [StartingNode],
@@ -374,7 +374,9 @@ impl<R: Catalogued> Entry<R> {
             timed: subject.timed.clone(),
             budget: setting.budget.clone(),
             expire_anytime: setting.expire_anytime,
-            renews: setting.renews,
+            libraries: (setting.libraries.iter())
+                .map(|profiled| profiled.library)
+                .collect(),
             store: setting.store,
             tree: setting.tree.to_vec(),
             properties: R::properties,

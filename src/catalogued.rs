@@ -100,7 +100,7 @@ pub trait Catalogued: Recipe {
     }
 
     /// Whether the recipe says what its application does once its library
-    /// renewed a lost session (`[session] on_expiry = "renew"`): it hears
+    /// renewed a lost session (`[library] on_expiry = "renew"`): it hears
     /// `Expired`, then `SyncConnected` on the new session, and carries on.
     /// A recipe that does not stops at `Expired` and is refused a renewing
     /// scenario rather than be judged as if it had been written for one.

@@ -148,7 +148,8 @@ impl<R: Recipe> Explored<R> {
 
     fn reckon_classes(&self) -> Classes {
         let world = &self.world;
-        let restarts = world.renews || world.budget.total(crate::world::faults::Kind::Restart) > 0;
+        let restarts = world.libraries.iter().any(|library| library.renews())
+            || world.budget.total(crate::world::faults::Kind::Restart) > 0;
         Classes::of(self.reductions(), restarts, world.interchangeable())
     }
 

@@ -16,14 +16,14 @@
 //! verdicts     simulate check shrink
 //! exploration  explore partial_order reduce symmetry recount
 //! words        diagram trace
-//! recipes      models catalogued knobs
+//! recipes      models catalogued
 //! judgement    properties
 //! world        world
 //! interface    recipe
 //! real         conformance real
 //! zookeeper    net ensemble client store
 //! search       lasso search shortest
-//! base         memory text
+//! base         memory text knobs
 //! ```
 //!
 //! - **zookeeper**: the simulated ZooKeeper 3.8. [`store`], one server's
@@ -43,7 +43,7 @@
 //! - **judgement**: [`properties`], what a run must keep or reach, the
 //!   termination rank, and the verdicts' words.
 //! - **recipes**: [`models`], the recipes, each with what a scenario may name
-//!   of it ([`catalogued`]), its variants as presets of its [`knobs`].
+//!   of it ([`catalogued`]), its variants as presets of its knobs.
 //! - **words**: [`trace`], a path as steps a person reads; [`diagram`], as a
 //!   sequence diagram.
 //! - **exploration**: [`explore`] wraps a world in the reductions
@@ -58,7 +58,9 @@
 //! - **files**: [`trace_file`], saved traces; [`report`], a check as an HTML
 //!   page; [`template`], `zoocheck new`.
 //! - **search** and **base**: a model's paths and lassos ([`search`],
-//!   [`shortest`], [`lasso`]), and plain helpers ([`text`], [`memory`]).
+//!   [`shortest`], [`lasso`]), and plain helpers ([`text`], [`memory`]);
+//!   [`knobs`], named settings with their values and meanings, of which a
+//!   recipe's variants and a client library's profiles are presets.
 //!
 //! The store on its own:
 //!

@@ -140,10 +140,10 @@ impl Net {
 
     /// Whether client `id`, disconnected, may reconnect to its server: the
     /// server knows its session and has applied every transaction the
-    /// client has seen (a server behind it refuses it, and the client
-    /// tries again).
+    /// client's connect request says it has seen (a server behind it
+    /// refuses it, and the client tries again).
     pub fn can_reconnect(&self, id: ClientId) -> bool {
-        self.knows_session(id) && self.server_store(id).zxid() >= self.clients[id].last_zxid()
+        self.knows_session(id) && self.server_store(id).zxid() >= self.clients[id].connect_zxid()
     }
 
     /// Client `id`'s library turns to the server `offset` on from its own
@@ -452,6 +452,13 @@ impl Net {
     /// server still has it: `Expired`, then `SESSIONEXPIRED` for every
     /// queued request, as if the server had expired it. The server keeps
     /// the session until it expires it ([`Net::expire_session`]).
+    /// Client `id`'s library keeps `library`'s rules, from now on and in
+    /// every session it opens.
+    pub fn set_library(&mut self, id: ClientId, library: crate::client::Library) {
+        let client = self.client_mut(id);
+        *client = client.clone().with_library(library);
+    }
+
     pub fn abandon(&mut self, id: ClientId) -> Vec<Delivery> {
         self.links[id] = Arc::default();
         self.client_mut(id).expired()
@@ -477,7 +484,8 @@ impl Net {
     pub fn open_session(&mut self, id: ClientId) {
         let session = self.store.open_session();
         let joined = self.ensemble.commit(Txn::Open).map(|index| index + 1);
-        self.clients[id] = Arc::new(Client::new(session));
+        let library = self.clients[id].library();
+        self.clients[id] = Arc::new(Client::new(session).with_library(library));
         self.links[id] = Arc::default();
         if let Some(place) = self.ensemble.place_mut(id) {
             place.joined = joined.unwrap_or(0);

@@ -2232,6 +2232,42 @@ fn list_prints_each_recipe_with_meanings_the_fault_kinds_and_the_scenarios() {
         );
     }
     at += 11;
+    // The client libraries' profiles, then each setting with its values.
+    assert_eq!(
+        lines[at],
+        "client libraries ([library] profile, or a [[client]]'s library; the first is the default):"
+    );
+    at += 1;
+    use zoocheck::client::library::{Library, PROFILES};
+    use zoocheck::knobs::Knobs as _;
+    for (name, meaning, _) in PROFILES {
+        assert!(
+            lines[at].starts_with(&format!("  {name} ")) && lines[at].contains(meaning),
+            "{}",
+            lines[at]
+        );
+        at += 1;
+    }
+    assert_eq!(lines[at], "  settings ([library], over its profile):");
+    at += 1;
+    for knob in Library::KNOBS {
+        assert!(
+            lines[at].starts_with(&format!("  {} ", knob.key)),
+            "{}",
+            lines[at]
+        );
+        at += 1;
+        let values = match knob.values.len() {
+            2 if knob.values[0].0 == "true" => 1,
+            count => count,
+        };
+        for line in &lines[at..at + values] {
+            assert!(line.starts_with("                    "), "{line}");
+        }
+        at += values;
+    }
+    assert_eq!(lines[at], "");
+    at += 1;
 
     let mut names: Vec<String> = Vec::new();
     for recipe in recipes {

@@ -1054,3 +1054,52 @@ fn a_request_sent_on_a_broken_connection_never_reaches_the_server() {
     );
     assert!(!net.store.exists(&p("/late")));
 }
+
+// ---------------------------------------------------------------------------
+// Library profiles (`zoocheck::client::library`): where libraries differ.
+// ---------------------------------------------------------------------------
+
+/// A library that drops its watches with its connection (kazoo 2, the
+/// Java client with `disableAutoWatchReset`) sends none on reconnect: a
+/// change made while it was away, and one made after, reach it no more,
+/// where the Java client's `SetWatches` fires the first and re-arms for
+/// the second.
+#[test]
+fn a_library_that_drops_its_watches_hears_of_no_change_after_a_reconnect() {
+    for (library, back, later) in [
+        (
+            Library::JAVA,
+            vec!["S:SyncConnected"],
+            vec!["W:NodeDataChanged:/n"],
+        ),
+        (Library::KAZOO2, vec!["S:SyncConnected"], vec![]),
+    ] {
+        let mut net = net(2);
+        net.set_library(A, library);
+        run(&mut net, B, vec![create("/n", Persistent)]);
+        run(&mut net, A, vec![get_data("/n"), exists("/x")]);
+        let lost = shorts(&net.disconnect(A, 0));
+        assert_eq!(lost, vec!["S:Disconnected"], "{library:?}");
+        let kept = net.client(A).watches().is_empty();
+        assert_eq!(kept, library == Library::KAZOO2, "{library:?}");
+        let sent = net.client(A).set_watches();
+        assert_eq!(sent.data.is_empty(), library == Library::KAZOO2);
+        run(&mut net, B, vec![create("/other", Persistent)]);
+        assert_eq!(shorts(&net.reconnect(A)), back, "{library:?}");
+        for op in [set("/n", b"y"), create("/x", Persistent)] {
+            net.submit(B, op);
+        }
+        let mut heard = events(&net.settle()[A]);
+        heard.truncate(1);
+        assert_eq!(heard, later, "{library:?}");
+    }
+}
+
+/// Renewed sessions and restarts keep the process's library.
+#[test]
+fn a_new_session_keeps_its_librarys_rules() {
+    let mut net = net(1);
+    net.set_library(A, Library::KAZOO2);
+    net.open_session(A);
+    assert_eq!(net.client(A).library(), Library::KAZOO2);
+}

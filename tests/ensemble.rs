@@ -506,3 +506,35 @@ fn trace_validation_allows_the_leader_to_apply_after_a_follower_even_past_a_sync
         .explain(&steps[5], &fresh[5])
         .expect("or after applying it");
 }
+
+/// A library whose connect request carries zxid zero (`connect_zxid =
+/// "zero"`) is taken by a follower that has not applied the client's own
+/// write, and reads behind it; one that sends the last zxid it saw (every
+/// profile) is refused there until the follower catches up.
+#[test]
+fn a_library_that_connects_with_zxid_zero_reads_behind_its_own_write_on_a_lagging_follower() {
+    use zoocheck::client::library::ConnectZxid;
+    for (connect_zxid, taken, seen) in [
+        (ConnectZxid::LastSeen, false, None),
+        (ConnectZxid::Zero, true, Some("none")),
+    ] {
+        let mut net = ensemble(2);
+        net.set_library(
+            A,
+            Library {
+                connect_zxid,
+                ..Library::JAVA
+            },
+        );
+        write(&mut net, A, create("/z", Persistent));
+        assert_eq!(read(&mut net, A), ["OK"]);
+        net.disconnect(A, 0);
+        net.move_client(A, 2);
+        assert_eq!(net.can_reconnect(A), taken, "{connect_zxid:?}");
+        if taken {
+            net.reconnect(A);
+            serve(&mut net, A, exists("/z", false));
+            assert_eq!(read(&mut net, A).first().map(String::as_str), seen);
+        }
+    }
+}

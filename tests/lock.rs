@@ -18,7 +18,8 @@ use actor::lock_dir::{at, create_op, created, delete_op, exists_op, list_op};
 use actor::*;
 
 use zoocheck::catalogued::Catalogued;
-use zoocheck::client::SessionEvent;
+use zoocheck::client::library::OnExpiry;
+use zoocheck::client::{Library, SessionEvent};
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::lock::{self, Command, Knobs, Lock, Phase, State};
 use zoocheck::properties;
@@ -1583,14 +1584,12 @@ fn world_a_timed_acquire_may_time_out_only_while_it_is_pending() {
 
 #[test]
 fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_old_one_out() {
-    let world = World {
-        renews: true,
-        ..world(
-            Knobs::GUID,
-            1,
-            FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
-        )
-    };
+    let world = world(
+        Knobs::GUID,
+        1,
+        FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
+    )
+    .with_library(Library::CURATOR5);
     let abandons = |state: &WorldState<State>| {
         (faults_enabled(&world, state).into_iter())
             .filter(|fault| fault.kind == Kind::Abandon)
@@ -1633,10 +1632,10 @@ fn world_a_library_that_gives_up_its_session_renews_it_and_the_server_times_the_
     // The application's next command waits for the new session.
     assert!(!actions.contains(&Action::Invoke(0)), "{actions:?}");
     // Without renewal the process is done with ZooKeeper.
-    let stops = World {
-        renews: false,
-        ..world.clone()
-    };
+    let stops = world.clone().with_library(Library {
+        on_expiry: OnExpiry::Stop,
+        ..Library::CURATOR5
+    });
     let mut actions = Vec::new();
     stops.enabled(&gone, &mut actions);
     assert!(!actions.contains(&Action::Renew(0)), "{actions:?}");

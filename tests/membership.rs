@@ -8,7 +8,7 @@ use std::sync::Arc;
 use stateright::Model;
 
 use zoocheck::catalogued::Catalogued;
-use zoocheck::client::SessionEvent;
+use zoocheck::client::{Library, SessionEvent};
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::models::membership::{
     member_sees_another, views_follow_the_group, views_list_only_joined, Command, Created, Group,
@@ -327,14 +327,12 @@ fn world_an_optimistic_view_lists_a_process_before_it_joined() {
 #[test]
 fn world_a_renewed_member_is_judged_by_the_nodes_the_server_created() {
     for variant in [Knobs::OPTIMISTIC, Knobs::REFERENCE] {
-        let world = World {
-            renews: true,
-            ..world(
-                variant,
-                1,
-                FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
-            )
-        };
+        let world = world(
+            variant,
+            1,
+            FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
+        )
+        .with_library(Library::CURATOR5);
         let joined = settle(&world, world.init_states().remove(0));
         assert_eq!(joined.processes[0].recipe.view, [Arc::from("c0")]);
         let mut state = joined;

@@ -23,6 +23,7 @@ use stateright::Model;
 use zoocheck::catalogue::{Entry, Setting, Subject, Tuning};
 use zoocheck::catalogued::{Catalogued, Visit};
 use zoocheck::check::{CheckOptions, Verdict};
+use zoocheck::client::library::Profiled;
 use zoocheck::explore::{Classed, Explored};
 use zoocheck::faults::{FaultBudget, Kind};
 use zoocheck::knobs::Knobs;
@@ -484,29 +485,39 @@ fn shared_lock_orbits_are_bisimilar() {
 // claims symmetry fails here.
 
 /// The budgets every symmetric variant is checked under, with whether the
-/// library renews a lost session, as `R` takes them.
-fn symmetry_budgets<R: Catalogued>() -> Vec<(&'static str, FaultBudget, bool)> {
+/// clients' library, as `R` takes them.
+fn symmetry_budgets<R: Catalogued>() -> Vec<(&'static str, FaultBudget, Profiled)> {
+    let java = Profiled::DEFAULT;
+    let curator = Profiled::named("curator5").expect("a profile");
+    let kazoo = Profiled::named("kazoo2").expect("a profile");
     let all = [
-        ("no fault", FaultBudget::default(), false),
-        ("lose_reply", FaultBudget::of(Kind::LoseReply, 1), false),
+        ("no fault", FaultBudget::default(), java),
+        ("lose_reply", FaultBudget::of(Kind::LoseReply, 1), java),
         (
             "disconnect, expire",
             FaultBudget::of(Kind::Disconnect, 1).with(Kind::Expire, 1),
-            false,
+            java,
         ),
         (
             "crash, restart",
             FaultBudget::of(Kind::Crash, 1).with(Kind::Restart, 1),
-            false,
+            java,
         ),
         (
             "disconnect, abandon, renew",
             FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1),
-            true,
+            curator,
+        ),
+        (
+            "disconnect, expire, kazoo2",
+            FaultBudget::of(Kind::Disconnect, 1).with(Kind::Expire, 1),
+            kazoo,
         ),
     ];
     all.into_iter()
-        .filter(|(_, budget, renews)| R::check_faults(budget).is_ok() && (!renews || R::RENEWS))
+        .filter(|(_, budget, library)| {
+            R::check_faults(budget).is_ok() && (!library.library.renews() || R::RENEWS)
+        })
         .collect()
 }
 
@@ -558,14 +569,14 @@ impl Visit for EverySymmetricVariant {
                     scripts: twins,
                     timed: vec![0; 2],
                 };
-                for (faults, budget, renews) in symmetry_budgets::<R>() {
+                for (faults, budget, library) in symmetry_budgets::<R>() {
                     let params = toml::Table::new();
                     let world = Entry::<R>::typed_world(&Setting {
                         subject: &subject,
                         params: &params,
                         budget: &budget,
                         expire_anytime: false,
-                        renews,
+                        libraries: &vec![library; 2],
                         store: StoreConfig::default(),
                         tree: &[],
                     });
@@ -720,7 +731,8 @@ fn check_ample_sets<R: Catalogued>(name: &str) -> (usize, usize) {
 fn lock_ample_sets_keep_what_properties_read() {
     // Clients racing for the lock with no fault, then with lost
     // connections, lost replies, a crash and restart, a pause aimed at the
-    // holder, an expiry whenever, acquires that time out, and the herd.
+    // holder, an expiry whenever, acquires that time out, and the herd;
+    // then lost connections under kazoo's library, which drops watches.
     let counts = [
         "lock/guid_3_clients",
         "lock/guid_disconnect",
@@ -731,6 +743,8 @@ fn lock_ample_sets_keep_what_properties_read() {
         "lock/guid_acquire_timeout_lose_reply",
         "lock/careless_cancel_acquire_timeout",
         "lock/herd_lose_reply",
+        "lock/guid_kazoo_disconnect",
+        "lock/guid_lists_on_reconnect_kazoo_disconnect",
     ]
     .map(check_ample_sets::<Lock>);
     insta::assert_debug_snapshot!(counts);
@@ -1076,4 +1090,27 @@ fn a_starting_tree_whose_numbers_no_counter_gave_is_not_renamed() {
         counted_start(&read("guid_sequence_starts_near_wrap.toml")),
         Err("a create counter is past 2^30, where its cversion wraps")
     );
+}
+
+/// Two clients of different libraries are never swapped: a renaming that
+/// moved a kazoo client's state to a Java client's slot would give it the
+/// other's rules on its next reconnect.
+#[test]
+fn clients_of_different_libraries_are_not_interchangeable() {
+    let text = |second: &str| {
+        format!(
+            "description = \"x\"\nrecipe = \"lock\"\nvariant = \"guid\"\nscript = [\"acquire\", \"release\"]\n\
+             [[client]]\nlibrary = {{ profile = \"kazoo2\" }}\n[[client]]\n{second}\n\
+             [faults]\ndisconnect = 1\n[expect]\nmutual_exclusion = \"holds\"\nresource_safety = \"holds\"\n\
+             herd_avoidance = \"holds\"\nno_orphan_no_deadlock = \"holds\"\nwaiter_woken = \"reached\"\n"
+        )
+    };
+    let groups = |text: &str| {
+        let scenario = Scenario::parse(text, Path::new("x.toml"), "lock/x").unwrap();
+        Entry::<Lock>::typed_world(&scenario.setting())
+            .interchangeable()
+            .any()
+    };
+    assert!(groups(&text("library = { profile = \"kazoo2\" }")));
+    assert!(!groups(&text("")));
 }

@@ -1,10 +1,10 @@
 //! What a recipe sees of its sessions when its client library renews them
-//! (`[session] on_expiry = "renew"`): `Expired`, then `SyncConnected` on a
+//! (`[library] on_expiry = "renew"`): `Expired`, then `SyncConnected` on a
 //! new session; `getSessionId()` (its handle's [`Effects::session`]); and the
 //! Stat of its nodes, whose `ephemeral_owner` tells the sessions apart.
 
 use stateright::Model;
-use zoocheck::client::SessionEvent;
+use zoocheck::client::{Library, SessionEvent};
 use zoocheck::faults::{Fault, FaultBudget, Kind};
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{CreateMode, Op, Path, Response, SessionId};
@@ -114,11 +114,9 @@ fn a_renewed_session_has_a_new_id_which_the_recipe_reads_and_its_nodes_carry() {
     let recipe = Owners {
         dir: Path::new("/owners"),
     };
-    let world = World {
-        renews: true,
-        ..World::new(recipe, vec![vec![Create, Create]], Vec::new)
-            .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1))
-    };
+    let world = World::new(recipe, vec![vec![Create, Create]], Vec::new)
+        .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1))
+        .with_library(Library::CURATOR5);
     let init = world.init_states().remove(0);
     let first = init.net.session(0);
     let created = walk(
@@ -191,7 +189,13 @@ fn every_recipe_is_checked_under_renewal() {
         );
         let renewing = scenarios
             .iter()
-            .filter(|scenario| scenario.subject.recipe == name && scenario.renews)
+            .filter(|scenario| {
+                scenario.subject.recipe == name
+                    && scenario
+                        .libraries
+                        .iter()
+                        .any(|profiled| profiled.library.renews())
+            })
             .count();
         assert!(renewing > 0, "no scenario checks {name} under renewal");
     }
@@ -203,17 +207,15 @@ fn every_recipe_is_checked_under_renewal() {
 /// call and what a client was yet to read.
 #[test]
 fn a_trace_names_the_session_a_library_gave_up_and_what_each_loss_ended() {
-    let world = World {
-        renews: true,
-        ..World::new(
-            Owners {
-                dir: Path::new("/owners"),
-            },
-            vec![vec![Create, Create]],
-            Vec::new,
-        )
-        .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1))
-    };
+    let world = World::new(
+        Owners {
+            dir: Path::new("/owners"),
+        },
+        vec![vec![Create, Create]],
+        Vec::new,
+    )
+    .with_budget(FaultBudget::of(Kind::Disconnect, 1).with(Kind::Abandon, 1))
+    .with_library(Library::CURATOR5);
     let given_up = [
         Action::Invoke(0),
         Action::Serve(0),

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use zoocheck::check::{Expected, Verdict};
+use zoocheck::client::Library;
 use zoocheck::faults::{FaultBudget, Kind};
 use zoocheck::properties::termination::Termination;
 use zoocheck::scenario::Scenario;
@@ -75,7 +76,7 @@ fn an_unknown_table_is_named() {
         error_of(&replaced("[faults]", "[faultz]")),
         "scenarios/lock/broken.toml: `faultz`: unknown field `faultz`, expected one of \
          `description`, `recipe`, `variant`, `knobs`, `clients`, `script`, `scripts`, `client`, `params`, \
-         `faults`, `fault`, `store`, `session`, `check`, `expect` (line 7)"
+         `faults`, `fault`, `store`, `library`, `check`, `expect` (line 7)"
     );
 }
 
@@ -909,7 +910,7 @@ fn client_tables_must_match_the_clients_and_name_known_variants() {
             "{script}[[client]]\ncolour = \"red\"\n"
         ))),
         "scenarios/lock/broken.toml: `client.colour`: unknown field `colour`, expected one of \
-         `variant`, `knobs`, `script` (line 6)"
+         `variant`, `knobs`, `library`, `script` (line 6)"
     );
 }
 
@@ -1231,21 +1232,77 @@ fn a_semaphore_of_no_lease_is_refused() {
 }
 
 #[test]
-fn a_session_table_says_stop_or_renew() {
-    let with = |body: &str| replaced("[faults]\n", &format!("[session]\n{body}\n\n[faults]\n"));
+fn a_library_table_names_a_profile_and_turns_its_settings_per_client() {
+    let with = |body: &str| replaced("[faults]\n", &format!("{body}\n\n[faults]\n"));
     let parse = |text: &str| Scenario::parse(text, Path::new("x.toml"), "lock/x").unwrap();
-    assert!(!parse(VALID).renews);
-    assert!(!parse(&with("on_expiry = \"stop\"")).renews);
-    assert!(parse(&with("on_expiry = \"renew\"")).renews);
+    let libraries = |text: &str| -> Vec<String> {
+        (parse(text).libraries.iter())
+            .map(|profiled| profiled.to_string())
+            .collect()
+    };
+    assert_eq!(libraries(VALID), ["java", "java"]);
+    assert_eq!(parse(VALID).libraries[0].library, Library::JAVA);
     assert_eq!(
-        error_of(&with("on_expiry = \"reconnect\"")),
-        "scenarios/lock/broken.toml: `session.on_expiry`: \"reconnect\"; expected \"stop\" or \"renew\""
+        libraries(&with("[library]\non_expiry = \"renew\"")),
+        ["java on_expiry=renew", "java on_expiry=renew"]
+    );
+    assert_eq!(
+        parse(&with("[library]\nprofile = \"kazoo2\"")).libraries[1].library,
+        Library::KAZOO2
+    );
+    // A client's table names its own profile, and the scenario's settings
+    // are turned over it, then the client's own.
+    let mixed = with(
+        "[library]\nconnect_zxid = \"zero\"\n\n[[client]]\nlibrary = { profile = \"curator5\", gives_up = false }\n\n[[client]]",
+    );
+    assert_eq!(
+        libraries(&mixed),
+        [
+            "curator5 connect_zxid=zero gives_up=false",
+            "java connect_zxid=zero"
+        ]
+    );
+    assert_eq!(
+        error_of(&with("[library]\non_expiry = \"reconnect\"")),
+        "scenarios/lock/broken.toml: `library.on_expiry`: setting `on_expiry` has no value \"reconnect\"; expected one of stop, renew"
     );
     assert!(
-        error_of(&with("renew = true")).starts_with(
-            "scenarios/lock/broken.toml: `session.renew`: unknown field `renew`, expected `on_expiry`"
+        error_of(&with("[library]\nrenew = true"))
+            .starts_with("scenarios/lock/broken.toml: `library.renew`: unknown setting \"renew\""),
+        "{}",
+        error_of(&with("[library]\nrenew = true"))
+    );
+    assert_eq!(
+        error_of(&with("[[client]]\nlibrary = { profile = \"kazoo\" }\n\n[[client]]")),
+        "scenarios/lock/broken.toml: `client[0].library.profile`: unknown profile \"kazoo\"; did you mean \"kazoo2\"? expected one of java, curator5, kazoo2"
+    );
+    assert_eq!(
+        error_of(&with("[library]\nprofile = 2")),
+        "scenarios/lock/broken.toml: `library.profile`: integer `2`; expected a profile's name in quotes"
+    );
+    // A library that never gives its session up cannot be made to.
+    let abandon = replaced("crash = 1", "crash = 1\ndisconnect = 1\nabandon = 1");
+    assert_eq!(
+        error_of(&abandon),
+        "scenarios/lock/broken.toml: `faults.abandon`: no client's library gives its session up on its own (java and kazoo2 learn of an expiry from a server only); expected a library that does: `profile = \"curator5\"` or `gives_up = true` under [library]"
+    );
+    let curator = abandon.replacen(
+        "[faults]",
+        "[library]\nprofile = \"curator5\"\n\n[faults]",
+        1,
+    );
+    assert_eq!(libraries(&curator), ["curator5", "curator5"]);
+    let aimed = with("[[client]]\nlibrary = { gives_up = true }\n\n[[client]]")
+        + "\n[[fault]]\nkind = \"abandon\"\nclient = 1\n";
+    assert!(
+        error_of(&aimed).starts_with(
+            "scenarios/lock/broken.toml: `fault[0].client`: client 1's library (`java`) never gives its session up"
         ),
         "{}",
-        error_of(&with("renew = true"))
+        error_of(&aimed)
+    );
+    assert_eq!(
+        libraries(&aimed.replace("client = 1", "client = 0")),
+        ["java gives_up=true", "java"]
     );
 }

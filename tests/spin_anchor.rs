@@ -7,6 +7,7 @@
 
 use std::path::Path;
 
+use zoocheck::client::library::Profiled;
 use zoocheck::faults::Kind;
 use zoocheck::scenario::Scenario;
 
@@ -36,6 +37,12 @@ fn the_anchors_scenarios_have_the_models_clients_scripts_and_faults() {
                 "{kind:?} in {clients}"
             );
         }
-        assert!(!scenario.renews && !scenario.expire_anytime);
+        assert!(
+            scenario
+                .libraries
+                .iter()
+                .all(|profiled| *profiled == Profiled::DEFAULT)
+                && !scenario.expire_anytime
+        );
     }
 }

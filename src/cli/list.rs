@@ -163,6 +163,7 @@ fn print_list(
             "expire_anytime"
         );
         outln!("");
+        print_libraries();
     }
     if !path.exists() {
         outln!("scenarios: none ({} does not exist)", path.display());
@@ -182,6 +183,32 @@ fn print_list(
         let first_line = scenario.description.trim().lines().next().unwrap_or("");
         outln!("  {:<width$}  {first_line}", scenario.name);
     }
+}
+
+/// The client libraries' profiles, each with its settings, then each
+/// setting with its values.
+fn print_libraries() {
+    use zoocheck::client::library::{Library, PROFILES};
+    use zoocheck::knobs::Knobs;
+    outln!("client libraries ([library] profile, or a [[client]]'s library; the first is the default):");
+    for (name, meaning, library) in PROFILES {
+        let settings: Vec<String> = (Library::KNOBS.iter())
+            .filter_map(|knob| Some(format!("{}={}", knob.key, library.get(knob.key)?)))
+            .collect();
+        outln!("  {name:<14}  {meaning} [{}]", settings.join(" "));
+    }
+    outln!("  settings ([library], over its profile):");
+    for knob in Library::KNOBS {
+        outln!("  {:<14}  {}", knob.key, paragraph(knob.meaning));
+        if knob.values == <bool as zoocheck::knobs::KnobValue>::VALUES {
+            outln!("  {:<14}    true or false", "");
+            continue;
+        }
+        for (value, meaning) in knob.values {
+            outln!("  {:<14}    {value}: {meaning}", "");
+        }
+    }
+    outln!("");
 }
 
 /// The knobs preset `variant` turns from the reference, in brackets

@@ -23,6 +23,11 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
+pub mod library;
+
+pub use library::Library;
+use library::{ConnectZxid, WatchesOnReconnect};
+
 use crate::store::{
     ErrorCode, EventType, MultiOutcome, Op, OpResult, Path, Response, SessionId, SetWatches,
     WatchEvent, Zxid,
@@ -161,6 +166,8 @@ pub struct Client {
     watches: Watches,
     /// The zxid of the last reply received (`SetWatches` sends it).
     last_zxid: Zxid,
+    /// The rules it keeps where libraries differ.
+    library: Library,
 }
 
 impl Client {
@@ -174,6 +181,26 @@ impl Client {
             queued: VecDeque::new(),
             watches: Watches::default(),
             last_zxid: 0,
+            library: Library::JAVA,
+        }
+    }
+
+    /// This client, keeping `library`'s rules.
+    pub fn with_library(self, library: Library) -> Client {
+        Client { library, ..self }
+    }
+
+    /// The rules it keeps where libraries differ.
+    pub fn library(&self) -> Library {
+        self.library
+    }
+
+    /// The zxid its connect request carries: a server that has applied
+    /// less refuses it ([`crate::net::Net::can_reconnect`]).
+    pub fn connect_zxid(&self) -> Zxid {
+        match self.library.connect_zxid {
+            ConnectZxid::LastSeen => self.last_zxid,
+            ConnectZxid::Zero => 0,
         }
     }
 
@@ -329,11 +356,16 @@ impl Client {
     /// The connection drops, or a reconnect attempt fails: every request in
     /// flight or queued ends with `CONNECTIONLOSS`, then (the first time only,
     /// since the client never repeats the state it last reported) `Disconnected`.
-    /// Watches stay registered on the client, to be re-sent on reconnect.
+    /// Watches stay registered on the client, to be re-sent on reconnect;
+    /// a library that drops them ([`WatchesOnReconnect::Dropped`]) forgets
+    /// them here.
     pub fn connection_lost(&mut self) -> Vec<Delivery> {
         let was_connected = self.state == ConnState::Connected;
         if was_connected {
             self.state = ConnState::Disconnected;
+        }
+        if self.library.watches == WatchesOnReconnect::Dropped {
+            self.watches = Watches::default();
         }
         let mut deliveries = fail_all(&mut self.in_flight, ErrorCode::ConnectionLoss);
         deliveries.extend(fail_all(&mut self.queued, ErrorCode::ConnectionLoss));

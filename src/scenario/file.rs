@@ -14,6 +14,8 @@ use super::{
 };
 use crate::catalogue::{AnyRecipe, Recipes, Tuning};
 use crate::check::Expected;
+use crate::client::library::Profiled;
+use crate::knobs::Knobs as _;
 use crate::properties::termination::{CheckSection, Termination, TERMINATES};
 use crate::store::{ChildOrder, StoreConfig};
 use crate::text::{did_you_mean, expected_one_of};
@@ -41,8 +43,7 @@ struct File {
     fault: Vec<AimedSection>,
     #[serde(default)]
     store: StoreSection,
-    #[serde(default)]
-    session: SessionSection,
+    library: Option<toml::Table>,
     #[serde(default)]
     check: CheckSection,
     expect: BTreeMap<String, String>,
@@ -54,15 +55,8 @@ struct File {
 struct ClientSection {
     variant: Option<String>,
     knobs: Option<toml::Table>,
+    library: Option<toml::Table>,
     script: Option<Vec<String>>,
-}
-
-/// The `[session]` table: how the clients' library treats a session that
-/// is gone.
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct SessionSection {
-    on_expiry: Option<String>,
 }
 
 /// The `[faults]` table: a budget at any client for each kind of fault,
@@ -186,21 +180,8 @@ pub(super) fn parse(
         store.servers,
         &errors,
     )?;
-    let renews = renews(&raw.session, &errors)?;
-    if renews && !recipe.renews() {
-        let renewing: Vec<&str> = (recipes.list().iter())
-            .filter(|known| known.renews())
-            .map(|known| known.name())
-            .collect();
-        return Err(errors.at(
-            "session.on_expiry",
-            format!(
-                "\"renew\", but `{}` stops once its session is gone; renewal is modelled for {}",
-                recipe.name(),
-                renewing.join(", ")
-            ),
-        ));
-    }
+    let libraries = libraries(&raw, clients, &errors)?;
+    check_libraries(&libraries, &budget, recipe, recipes, &errors)?;
     let tree = tree(
         &raw.store.node,
         recipe.directory(&scripts),
@@ -226,7 +207,7 @@ pub(super) fn parse(
         params,
         budget,
         expire_anytime,
-        renews,
+        libraries,
         store,
         tree,
         expect,
@@ -678,18 +659,116 @@ fn aimed(
     })
 }
 
-/// `[session] on_expiry`: `"stop"` (the process is done with ZooKeeper,
-/// the default) or `"renew"` (its library opens a new session, as Curator's
-/// and kazoo's do).
-fn renews(section: &SessionSection, errors: &Errors) -> Result<bool, ScenarioError> {
-    match section.on_expiry.as_deref() {
-        None | Some("stop") => Ok(false),
-        Some("renew") => Ok(true),
-        Some(other) => Err(errors.at(
-            "session.on_expiry",
-            format!("\"{other}\"; expected \"stop\" or \"renew\""),
-        )),
+/// Each client's library: the profile its `[[client]]`'s `library`
+/// names, else `[library]`'s, else the Java client's; then the settings
+/// `[library]` turns, then its own.
+fn libraries(raw: &File, clients: u8, errors: &Errors) -> Result<Vec<Profiled>, ScenarioError> {
+    let every = raw.library.as_ref();
+    (0..usize::from(clients))
+        .map(|client| {
+            let own = raw.client.get(client).and_then(|table| table.library.as_ref());
+            let own_key = format!("client[{client}].library");
+            let profile = |table: Option<&toml::Table>, at: &str| match table
+                .and_then(|table| table.get("profile"))
+            {
+                None => Ok(None),
+                Some(toml::Value::String(name)) => Profiled::named(name)
+                    .map(Some)
+                    .map_err(|message| errors.at(&format!("{at}.profile"), message)),
+                Some(other) => Err(errors.at(
+                    &format!("{at}.profile"),
+                    format!("{}; expected a profile's name in quotes", value_words(other)),
+                )),
+            };
+            let mut profiled = match profile(own, &own_key)? {
+                Some(profiled) => profiled,
+                None => profile(every, "library")?.unwrap_or_default(),
+            };
+            for (table, at) in [(every, "library"), (own, own_key.as_str())] {
+                for (key, value) in table.into_iter().flatten() {
+                    if key == "profile" {
+                        continue;
+                    }
+                    let key_at = format!("{at}.{key}");
+                    let name = super::tuning::value_name(value).ok_or_else(|| {
+                        errors.at(
+                            &key_at,
+                            format!("{value}; expected a setting's value: true, false or a name in quotes"),
+                        )
+                    })?;
+                    profiled.library.set(key, &name).map_err(|message| {
+                        errors.at(&key_at, message.replace("knob", "setting"))
+                    })?;
+                }
+            }
+            Ok(profiled)
+        })
+        .collect()
+}
+
+/// What the clients' libraries cannot run: a renewal the recipe does not
+/// model, a library giving up that no client's library does.
+fn check_libraries(
+    libraries: &[Profiled],
+    budget: &FaultBudget,
+    recipe: &dyn AnyRecipe,
+    recipes: Recipes,
+    errors: &Errors,
+) -> Result<(), ScenarioError> {
+    if let Some(client) = libraries
+        .iter()
+        .position(|profiled| profiled.library.renews())
+    {
+        if !recipe.renews() {
+            let renewing: Vec<&str> = (recipes.list().iter())
+                .filter(|known| known.renews())
+                .map(|known| known.name())
+                .collect();
+            return Err(errors.at(
+                "library.on_expiry",
+                format!(
+                    "client {client}'s library `{}` renews its session, but `{}` stops once its session is gone; renewal is modelled for {}",
+                    libraries[client],
+                    recipe.name(),
+                    renewing.join(", ")
+                ),
+            ));
+        }
     }
+    let gives_up = |client: usize| libraries[client].library.gives_up;
+    let refuse = |key: &str, whose: String| {
+        errors.at(
+            key,
+            format!(
+                "{whose} gives its session up on its own (java and kazoo2 learn of an expiry from a server only); expected a library that does: `profile = \"curator5\"` or `gives_up = true` under [library]"
+            ),
+        )
+    };
+    if budget.any[Kind::Abandon as usize] > 0 && !(0..libraries.len()).any(gives_up) {
+        return Err(refuse("faults.abandon", "no client's library".into()));
+    }
+    for (index, aimed) in budget.aimed.iter().enumerate() {
+        if aimed.kind != Kind::Abandon {
+            continue;
+        }
+        match aimed.target {
+            Target::Client(client) if !gives_up(client) => {
+                return Err(refuse(
+                    &format!("fault[{index}].client"),
+                    format!("client {client}'s library (`{}`) never", libraries[client]),
+                ));
+            }
+            Target::Client(_) => {}
+            _ if !(0..libraries.len()).any(gives_up) => {
+                return Err(refuse(
+                    &format!("fault[{index}].kind"),
+                    "no client's library".into(),
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 /// The server's settings.

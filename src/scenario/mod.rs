@@ -36,8 +36,9 @@
 //! path = "/lock/c9-lock-0000000000"
 //! ephemeral = true      # of a process that died before they started
 //!
-//! [session]             # optional: the clients' library
-//! on_expiry = "renew"   # open a new session once it is gone (default "stop")
+//! [library]             # optional: the clients' library, a profile and
+//! profile = "kazoo2"    # settings over it (`crate::client::library`)
+//! on_expiry = "renew"   # open a new session once it is gone
 //!
 //! [check]               # optional: how deep the search goes
 //! depth_bound = 200     # steps before a path counts as still going, 1 to 1000
@@ -66,6 +67,7 @@ pub use crate::catalogue::Recipes;
 use crate::catalogue::{AnyWorld, Setting};
 pub use crate::catalogue::{Subject, Tuning, WITH_TIMEOUT};
 use crate::check::{CheckOptions, Expected, Outcome, Verdict};
+use crate::client::library::Profiled;
 use crate::properties::termination::Termination;
 use crate::store::StoreConfig;
 use crate::text::{read_text, shorten, MESSAGE_LEN_MAX};
@@ -128,9 +130,9 @@ pub struct Scenario {
     pub params: toml::Table,
     pub budget: FaultBudget,
     pub expire_anytime: bool,
-    /// `[session] on_expiry = "renew"`: the clients' library opens a new
-    /// session once the old one is gone ([`crate::world::World::renews`]).
-    pub renews: bool,
+    /// Each client's library: a profile and the settings turned over it
+    /// (`[library]`, `[[client]] library`; [`crate::client::library`]).
+    pub libraries: Vec<Profiled>,
     pub store: StoreConfig,
     /// The nodes the server holds before the clients start (`[[store.node]]`).
     pub tree: Vec<StartingNode>,
@@ -286,11 +288,30 @@ impl Scenario {
             params: &self.params,
             budget: &self.budget,
             expire_anytime: self.expire_anytime,
-            renews: self.renews,
+            libraries: &self.libraries,
             store: self.store,
             tree: &self.tree,
         }
     }
+}
+
+/// The clients' libraries as a header says them: `None` if each is the
+/// Java client's untouched, one profile if all share it, else each
+/// client's (`c0 kazoo2, c1 java`).
+pub fn libraries_words(libraries: &[Profiled]) -> Option<String> {
+    if libraries
+        .iter()
+        .all(|profiled| *profiled == Profiled::DEFAULT)
+    {
+        return None;
+    }
+    if libraries.windows(2).all(|pair| pair[0] == pair[1]) {
+        return libraries.first().map(Profiled::to_string);
+    }
+    let each: Vec<String> = (libraries.iter().enumerate())
+        .map(|(client, profiled)| format!("c{client} {profiled}"))
+        .collect();
+    Some(each.join(", "))
 }
 
 fn collect_toml(dir: &FsPath, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
@@ -448,8 +469,8 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
             scenario.store.servers, scenario.store.servers, scenario.store.lag
         );
     }
-    if scenario.renews {
-        let _ = writeln!(out, "session: renewed on expiry");
+    if let Some(words) = libraries_words(&scenario.libraries) {
+        let _ = writeln!(out, "library: {words}");
     }
     if !scenario.tree.is_empty() {
         let nodes: Vec<String> = scenario.tree.iter().map(starting_node_words).collect();

@@ -435,10 +435,10 @@ pub struct World<R: Recipe> {
     /// running (clocks that disagree); otherwise only one whose client is
     /// disconnected, paused or crashed.
     pub expire_anytime: bool,
-    /// Whether the client library opens a new session in the same process
-    /// once its session is gone (Curator, kazoo): `[session] on_expiry =
-    /// "renew"`. Otherwise the process is done with ZooKeeper.
-    pub renews: bool,
+    /// Each client's library: the rules it keeps where libraries differ
+    /// (`[library]`, [`crate::client::library`]), such as whether it opens
+    /// a new session in the same process once its session is gone.
+    pub libraries: Vec<crate::client::Library>,
     pub store: StoreConfig,
     /// The nodes the server holds before the clients start, after the
     /// recipe's directory, in order.
@@ -457,11 +457,11 @@ impl<R: Recipe> World<R> {
     ) -> World<R> {
         World {
             recipes: vec![recipe; scripts.len()],
+            libraries: vec![crate::client::Library::JAVA; scripts.len()],
             scripts,
             timed: Vec::new(),
             budget: FaultBudget::default(),
             expire_anytime: false,
-            renews: false,
             store: StoreConfig::default(),
             tree: Vec::new(),
             properties,
@@ -484,7 +484,8 @@ impl<R: Recipe> World<R> {
 
     /// Which clients are interchangeable ([`crate::symmetry`]): those whose
     /// recipe says it renames, with the same variant and parameters, the
-    /// same script and timeouts, and no fault aimed at them by number.
+    /// same script and timeouts, the same library, and no fault aimed at
+    /// them by number.
     ///
     /// None where two live nodes of one directory may share a sequence
     /// number (a counter narrower than the server's, one a starting node
@@ -519,6 +520,7 @@ impl<R: Recipe> World<R> {
                 self.scripts[i] == self.scripts[j]
                     && self.timed.get(i) == self.timed.get(j)
                     && variant(i) == variant(j)
+                    && self.library(i) == self.library(j)
             },
         )
     }
@@ -541,6 +543,20 @@ impl<R: Recipe> World<R> {
     /// judges one.
     pub fn find_property(&self, name: &str) -> Option<Property<World<R>>> {
         self.promise(name).map(|promise| promise.property())
+    }
+
+    /// Client `client`'s library ([`World::libraries`]; the Java
+    /// client's for one the world does not name).
+    pub fn library(&self, client: ClientId) -> crate::client::Library {
+        self.libraries.get(client).copied().unwrap_or_default()
+    }
+
+    /// This world with every client's library keeping `library`'s rules.
+    pub fn with_library(self, library: crate::client::Library) -> World<R> {
+        World {
+            libraries: vec![library; self.clients()],
+            ..self
+        }
     }
 
     /// Client `client`'s recipe.
@@ -1081,6 +1097,9 @@ impl<R: Recipe> Model for World<R> {
     fn init_states(&self) -> Vec<Self::State> {
         let clients = self.clients();
         let mut net = Net::new(self.store, clients);
+        for client in 0..clients {
+            net.set_library(client, self.library(client));
+        }
         // The recipe's directories exist before any client starts, made by
         // none of them: no client library has sent a request or read a
         // zxid, so none differs from another but by its session.

@@ -2,8 +2,9 @@
 //! declares it lost on its own clock before the server has expired it
 //! (Curator's session-expiration handling, a Java client from 3.9.3 on):
 //! the recipe hears `Expired`; the server keeps the session and its
-//! ephemerals until it times out (the world's `SessionTimeout`). With
-//! `[session] on_expiry = "renew"` the library then opens a new session.
+//! ephemerals until it times out (the world's `SessionTimeout`). Only a
+//! library that gives up so strikes (`[library] gives_up`, Curator's);
+//! one that renews (`on_expiry = "renew"`) then opens a new session.
 
 use super::prelude::*;
 
@@ -20,7 +21,7 @@ impl FaultKind for Abandon {
     /// The library's threads run with the process: a paused one decides
     /// nothing until it resumes.
     fn when(at: &Situation) -> bool {
-        at.status == Status::Running && at.knows_disconnected && at.session_alive
+        at.gives_up && at.status == Status::Running && at.knows_disconnected && at.session_alive
     }
 
     fn received(_: &Situation) -> RangeInclusive<u8> {

@@ -108,6 +108,9 @@ pub struct Situation {
     /// Its server holds its requests in flight ([`crate::net::Net::held`]).
     /// Only on an ensemble.
     pub held: bool,
+    /// Its library gives its session up on its own clock
+    /// ([`crate::client::Library::gives_up`]).
+    pub gives_up: bool,
 }
 
 impl Situation {
@@ -123,6 +126,7 @@ impl Situation {
             expire_anytime,
             servers: state.net.ensemble.servers() as u8,
             held: state.net.held(client),
+            gives_up: state.net.client(client).library().gives_up,
         }
     }
 
@@ -449,6 +453,7 @@ impl Fault {
             expire_anytime: false,
             servers: 2,
             held: false,
+            gives_up: true,
         };
         let applied = *(kind.declaration().received)(&one_in_flight).start();
         Fault {
@@ -581,6 +586,7 @@ mod tests {
                                     expire_anytime,
                                     servers,
                                     held,
+                                    gives_up: true,
                                 })
                             })
                         })
@@ -595,8 +601,8 @@ mod tests {
         }
     }
 
-    /// A library gives its session up only while it knows it is cut off,
-    /// runs, and the server still has the session.
+    /// A library gives its session up only if it is one that does, while
+    /// it knows it is cut off, runs, and the server still has the session.
     #[test]
     fn abandon_needs_a_running_library_that_knows_it_is_disconnected() {
         let cut_off = Situation {
@@ -608,6 +614,7 @@ mod tests {
             expire_anytime: false,
             servers: 1,
             held: false,
+            gives_up: true,
         };
         let when = Kind::Abandon.declaration().when;
         assert!(when(&cut_off));
@@ -627,6 +634,10 @@ mod tests {
             },
             Situation {
                 session_alive: false,
+                ..cut_off
+            },
+            Situation {
+                gives_up: false,
                 ..cut_off
             },
         ] {

@@ -48,7 +48,14 @@ impl StepKind for Deliver {
                 let then = (before.net.client(c).state() == ConnState::Connected)
                     .then_some("Disconnected");
                 let failed = failed("CONNECTIONLOSS", &ended(before, after, c));
-                let told: Vec<String> = failed.into_iter().chain(then.map(String::from)).collect();
+                let mut told: Vec<String> =
+                    failed.into_iter().chain(then.map(String::from)).collect();
+                let forgot = after.net.client(c).library().watches
+                    == crate::client::library::WatchesOnReconnect::Dropped
+                    && !before.net.client(c).watches().is_empty();
+                if forgot {
+                    told.push("its library drops its watches".to_string());
+                }
                 match told.is_empty() {
                     true => "the connection is gone".to_string(),
                     false => format!("the connection is gone: {}", told.join(", then ")),

@@ -301,11 +301,11 @@ steps! {
 }
 
 /// Whether `client`'s library has lost its session and will open a new one
-/// ([`World::renews`]).
+/// ([`crate::client::Library::renews`]).
 fn renewing<R: Recipe>(
     world: &World<R>,
     state: &WorldState<R::State, R::Log>,
     client: ClientId,
 ) -> bool {
-    world.renews && state.net.client(client).state() == ConnState::Expired
+    world.library(client).renews() && state.net.client(client).state() == ConnState::Expired
 }

@@ -42,7 +42,13 @@ impl StepKind for Reconnect {
         let how = if after.net.client(c).state() == ConnState::Expired {
             format!("learns its session EXPIRED: {}", expired(before, after, c))
         } else {
+            let dropped = after.net.client(c).library().watches
+                == crate::client::library::WatchesOnReconnect::Dropped;
             match caught_up(before, c).as_slice() {
+                [] if dropped => {
+                    "reconnects (no SetWatches: its library dropped its watches; SyncConnected)"
+                        .to_string()
+                }
                 [] => "reconnects (SetWatches, SyncConnected)".to_string(),
                 events => format!(
                     "reconnects (SetWatches, SyncConnected, then {}: missed while it was away)",
@@ -50,7 +56,23 @@ impl StepKind for Reconnect {
                 ),
             }
         };
-        format!("c{c} {how}{}", reaction::<R>(before, after, c, observed))
+        // A server behind what the client has seen takes it only when its
+        // connect request says less ([`crate::client::Client::connect_zxid`]).
+        let client = before.net.client(c);
+        let at = before.net.server_store(c).zxid();
+        let behind = match at < client.last_zxid() {
+            true => format!(
+                " at server {}, whose zxid {at} is behind the {} it has seen (its connect request carries zxid {})",
+                before.net.server(c),
+                client.last_zxid(),
+                client.connect_zxid()
+            ),
+            false => String::new(),
+        };
+        format!(
+            "c{c} {how}{behind}{}",
+            reaction::<R>(before, after, c, observed)
+        )
     }
 }
 

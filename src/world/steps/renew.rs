@@ -1,6 +1,6 @@
 //! `Renew(c)`: the client library of a running process whose session is
 //! gone opens a new one, when the scenario's clients renew
-//! (`[session] on_expiry`, [`World::renews`]); the recipe hears
+//! (`[library] on_expiry`, [`crate::client::Library::renews`]); the recipe hears
 //! `SyncConnected`.
 
 use super::words::reaction;
