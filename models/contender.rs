@@ -281,6 +281,11 @@ pub struct Contender {
     /// trusting its watch to have survived (kazoo's `Lock`: a library that
     /// drops its watches with the connection leaves it nothing to wait on).
     pub relists: bool,
+    /// On NONODE for its create, or for the listing that recovers a lost
+    /// one, make the directory again (a container) and create again:
+    /// Curator's `creatingParentContainersIfNeeded`, for a directory the
+    /// server deletes once empty.
+    pub remakes_dir: bool,
     /// Hand the node's sequence number to the protected resource with each
     /// write (seed 002's sequencer).
     pub fenced: bool,
@@ -321,6 +326,7 @@ impl Contender {
             spin: false,
             trusting: false,
             relists: false,
+            remakes_dir: false,
             fenced: false,
             recreate_missing: true,
             careless_cancel: false,
@@ -544,6 +550,41 @@ impl Contender {
         out: &mut Effects,
     ) {
         match (&state.phase, &op, result) {
+            // The directory, made again: create our node in it (or give
+            // up, cancelled: there is no node of ours to delete).
+            (
+                Phase::Creating,
+                Op::Create { path, .. },
+                Ok(Response::Created { .. }) | Err(ErrorCode::NodeExists),
+            ) if *path == self.dir => match state.cancelled {
+                true => self.forget_cancelled(state),
+                false => self.create(me, state, out),
+            },
+            (Phase::Creating, Op::Create { path, .. }, Err(ErrorCode::ConnectionLoss))
+                if *path == self.dir =>
+            {
+                out.send(op)
+            }
+            // The directory is gone (a container the server deleted): make
+            // it again, or (kazoo's Lock, which ensures its path once) fail,
+            // and the application, retrying its acquire, creates again.
+            (Phase::Creating, Op::Create { .. }, Err(ErrorCode::NoNode)) => {
+                match self.remakes_dir {
+                    true => out.send(Op::Create {
+                        path: self.dir.clone(),
+                        data: None,
+                        mode: CreateMode::Container,
+                    }),
+                    false if state.cancelled => self.forget_cancelled(state),
+                    false => self.create(me, state, out),
+                }
+            }
+            (Phase::Recovering, Op::GetChildren { .. }, Err(ErrorCode::NoNode)) => {
+                match state.cancelled {
+                    true => self.forget_cancelled(state),
+                    false => self.create(me, state, out),
+                }
+            }
             (Phase::Creating, Op::Create { .. }, Ok(Response::Created { path, .. }))
                 if state.cancelled =>
             {
@@ -593,6 +634,10 @@ impl Contender {
             }
             (Phase::Listing, Op::GetChildren { .. }, Ok(Response::Children { names, .. })) => {
                 self.decided(me, state, &names, out);
+            }
+            // The directory went with our node in it: a listing of nothing.
+            (Phase::Listing, Op::GetChildren { .. }, Err(ErrorCode::NoNode)) => {
+                self.decided(me, state, &[], out);
             }
             (
                 Phase::Recovering | Phase::Listing,

@@ -101,6 +101,14 @@
 //! `Lock` does on every connection state change
 //! ([`Contender::relists`]).
 //!
+//! Container lock nodes (`directory = "container"`, Curator 5's): the
+//! server deletes the lock node once it has had a child and has none; the
+//! reference's create then answers NONODE, and it makes the lock node
+//! again (a container) and creates again ([`Contender::remakes_dir`]).
+//! `remakes_directory = false` is kazoo's `Lock`, which ensures its path
+//! once per object: its acquire raises NONODE, and an application that
+//! retries it creates again in a lock node that is gone.
+//!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and
 //! kazoo's `acquire(timeout=)` does in its cleanup; if the create is still
@@ -161,6 +169,16 @@ crate::knob_value! {
 }
 
 crate::knob_value! {
+    /// How the lock node (the directory) is made.
+    pub enum Directory {
+        /// a persistent node made before any client starts, there for good (the seeds')
+        Persistent = "persistent",
+        /// a container, as Curator 5 makes a lock's parent (`creatingParentContainersIfNeeded`): the server deletes it once it has had a child and has none
+        Container = "container",
+    }
+}
+
+crate::knob_value! {
     /// What giving up a pending acquire (`cancel`, a timeout) does with its node.
     pub enum OnCancel {
         /// deletes it, as soon as it knows its name (the reference)
@@ -190,6 +208,10 @@ crate::knobs! {
         on_disconnect: OnDisconnect,
         /// What a waiter does when its connection comes back.
         on_reconnect: OnReconnect,
+        /// How the lock node is made.
+        directory: Directory,
+        /// On NONODE for its create, make the lock node again, as a container, and create again (Curator's `creatingParentContainersIfNeeded`); without it the acquire fails and the application, retrying it, creates again in a lock node that is gone (kazoo's `Lock`, which ensures its path once: `assured_path`).
+        remakes_directory: bool,
         /// What giving up a pending acquire does with its node.
         on_cancel: OnCancel,
         /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (seed 002's sequencer).
@@ -208,6 +230,8 @@ impl Knobs {
         when_blocked: WhenBlocked::Wait,
         on_disconnect: OnDisconnect::Suspend,
         on_reconnect: OnReconnect::Waits,
+        directory: Directory::Persistent,
+        remakes_directory: true,
         on_cancel: OnCancel::Delete,
         fenced: false,
     };
@@ -291,6 +315,7 @@ impl Lock {
         contender.spin = knobs.when_blocked == WhenBlocked::Retry;
         contender.trusting = knobs.on_disconnect == OnDisconnect::Trust;
         contender.relists = knobs.on_reconnect == OnReconnect::Lists;
+        contender.remakes_dir = knobs.remakes_directory;
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
         Lock { knobs, contender }
@@ -381,6 +406,10 @@ impl Recipe for Lock {
 
     fn is_waiting(&self, state: &State) -> bool {
         self.contender.is_waiting(state)
+    }
+
+    fn container_directory(&self) -> bool {
+        self.knobs.directory == Directory::Container
     }
 
     fn directory(&self) -> &Path {

@@ -323,6 +323,28 @@ impl SimRun {
             .map(|stat| stat.version)
     }
 
+    /// The server deletes the empty container `relative`
+    /// ([`Net::sweep`]): what each session then heard, or `None` if the
+    /// model would not delete it now.
+    pub fn sweep(&mut self, relative: &str) -> Option<Vec<BTreeSet<String>>> {
+        self.net.sweep(&under(&self.norm.root, relative))?;
+        let deliveries = self.net.settle();
+        Some(
+            (deliveries.iter())
+                .map(|out| {
+                    (out.iter())
+                        .filter_map(|delivery| match delivery {
+                            Delivery::Watch(event) => {
+                                Some(self.norm.event(event.kind, event.path.as_str()))
+                            }
+                            _ => None,
+                        })
+                        .collect()
+                })
+                .collect(),
+        )
+    }
+
     pub fn run(&mut self, step: &Step) -> Seen {
         let slot = step.session;
         let mut deliveries = vec![Vec::new(); SESSIONS];

@@ -23,7 +23,7 @@
 use std::collections::VecDeque;
 
 use crate::client::Xid;
-use crate::store::{Notification, Op, SessionId, Store};
+use crate::store::{Notification, Op, Path, SessionId, Store};
 
 /// Which server: 0 is the leader, `1..` the followers.
 pub type ServerId = usize;
@@ -38,6 +38,9 @@ pub enum Txn {
     Open,
     /// `closeSession` for an expired session: its ephemerals go.
     Expire(SessionId),
+    /// `deleteContainer`: the leader's `ContainerManager` deletes an empty
+    /// container.
+    Sweep(Path),
 }
 
 /// One server's copy of the tree, which its clients read, and how many of
@@ -258,6 +261,7 @@ impl Ensemble {
                 (None, Vec::new())
             }
             Txn::Expire(session) => (None, store.expire(*session)),
+            Txn::Sweep(path) => (None, store.sweep(path).unwrap_or_default()),
         });
         replica.applied += 1;
         let zxid = replica.store.zxid();

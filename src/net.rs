@@ -31,7 +31,7 @@ use std::sync::Arc;
 
 use crate::client::{Client, ConnState, Delivery, Request, ServerMessage, Submitted};
 use crate::ensemble::{Ensemble, ServerId, Txn, Wait};
-use crate::store::{Notification, Op, OpResult, SessionId, Store, StoreConfig};
+use crate::store::{Notification, Op, OpResult, Path, SessionId, Store, StoreConfig};
 
 /// Index of a client in a [`Net`].
 pub use crate::store::rename::ClientId;
@@ -448,10 +448,16 @@ impl Net {
         notifications
     }
 
-    /// Client `id`'s library gives up its session on its own, while the
-    /// server still has it: `Expired`, then `SESSIONEXPIRED` for every
-    /// queued request, as if the server had expired it. The server keeps
-    /// the session until it expires it ([`Net::expire_session`]).
+    /// The server deletes the empty container `path` ([`Store::sweep`]),
+    /// a transaction of its own; on an ensemble the leader orders it and
+    /// each server applies it in its turn. `None` if it may not now.
+    pub fn sweep(&mut self, path: &Path) -> Option<Vec<Notification>> {
+        let notifications = self.store.sweep(path)?;
+        self.ensemble.commit(Txn::Sweep(path.clone()));
+        self.route(&notifications);
+        Some(notifications)
+    }
+
     /// Client `id`'s library keeps `library`'s rules, from now on and in
     /// every session it opens.
     pub fn set_library(&mut self, id: ClientId, library: crate::client::Library) {
@@ -459,6 +465,10 @@ impl Net {
         *client = client.clone().with_library(library);
     }
 
+    /// Client `id`'s library gives up its session on its own, while the
+    /// server still has it: `Expired`, then `SESSIONEXPIRED` for every
+    /// queued request, as if the server had expired it. The server keeps
+    /// the session until it expires it ([`Net::expire_session`]).
     pub fn abandon(&mut self, id: ClientId) -> Vec<Delivery> {
         self.links[id] = Arc::default();
         self.client_mut(id).expired()

@@ -407,6 +407,14 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         vec![self.directory().clone()]
     }
 
+    /// Whether [`Recipe::directory`] is made a container
+    /// ([`crate::store::CreateMode::Container`], as Curator 5 makes a
+    /// recipe's parent), which the server deletes once it has had a child
+    /// and has none; by default a persistent node, there for good.
+    fn container_directory(&self) -> bool {
+        false
+    }
+
     /// Whether the client knows of `name` in [`Recipe::directory`] as its own
     /// and still wants it. A node there owned by a live session whose client
     /// does not claim it is an orphan.

@@ -274,6 +274,7 @@ fn mode(mode: CreateMode) -> zk::CreateMode {
         CreateMode::Ephemeral => zk::CreateMode::Ephemeral,
         CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential,
         CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential,
+        CreateMode::Container => zk::CreateMode::Container,
     }
 }
 
@@ -827,6 +828,7 @@ fn main() -> ExitCode {
     }
     passed &= ensemble(&runtime);
     passed &= held(&runtime);
+    passed &= sweeping(&runtime);
     if passed {
         ExitCode::SUCCESS
     } else {
@@ -1029,6 +1031,102 @@ fn held(runtime: &tokio::runtime::Runtime) -> bool {
         }
         Err(error) => {
             println!("conformance-ensemble-held: FAILED: {error}");
+            false
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Containers: the server deletes an empty one that has had a child.
+// ---------------------------------------------------------------------------
+
+/// On a server whose `ContainerManager` looks often: a container that has
+/// had a child and has none goes, firing what the model's sweep fires; one
+/// that never had a child, and one with a child, stay.
+async fn containers_swept(address: &str) -> Result<(), String> {
+    let root = format!("/zoocheck-sweep-{}", run_id());
+    let mut real =
+        RealRun::new(&vec![address.to_string(); SESSIONS], RoundTrip::Sync, &root).await?;
+    let mut model = SimRun::new(ROOT);
+    let op = |session, call| Step {
+        session,
+        action: Action::Op(call),
+    };
+    let steps = [
+        op(0, Call::Create("c".into(), None, CreateMode::Container)),
+        op(0, Call::Create("c/x".into(), None, CreateMode::Persistent)),
+        op(0, Call::Create("n".into(), None, CreateMode::Container)),
+        op(0, Call::Create("k".into(), None, CreateMode::Container)),
+        op(0, Call::Create("k/y".into(), None, CreateMode::Persistent)),
+        op(1, Call::Exists("c".into(), true)),
+        op(1, Call::GetChildren("".into(), true)),
+        op(0, Call::Delete("c/x".into(), -1)),
+    ];
+    for (index, step) in steps.iter().enumerate() {
+        let (seen, expected) = (real.run(step).await?, model.run(step));
+        if seen != expected {
+            return Err(format!(
+                "step {index} ({step:?}): real {seen:?}, model {expected:?}"
+            ));
+        }
+    }
+    // Wait for the real server's sweep: what session 1 hears.
+    let mut heard = vec![BTreeSet::new(); SESSIONS];
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        for (all, new) in heard.iter_mut().zip(real.collect_events().await?) {
+            all.extend(new);
+        }
+        if !heard[1].is_empty() {
+            break;
+        }
+    }
+    let expected = model
+        .sweep("c")
+        .ok_or("the model would not delete the emptied container")?;
+    if model.sweep("n").is_some() || model.sweep("k").is_some() {
+        return Err("the model would delete a container that never had a child, or has one".into());
+    }
+    if heard != expected {
+        return Err(format!(
+            "the sweep: real heard {heard:?}, the model {expected:?}"
+        ));
+    }
+    // A second look, long after: the others are still there.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let list = op(0, Call::GetChildren("".into(), false));
+    let (seen, expected) = (real.run(&list).await?, model.run(&list));
+    if seen != expected {
+        return Err(format!(
+            "after the sweep: real {seen:?}, model {expected:?}"
+        ));
+    }
+    real.finish().await;
+    Ok(())
+}
+
+/// Runs [`containers_swept`] if `ZOOCHECK_ZK_SWEEPING` names a server
+/// started with a short container interval (`ZK_CONTAINER_CHECK_MS=200
+/// scripts/zk-server start`); answers whether it passed.
+fn sweeping(runtime: &tokio::runtime::Runtime) -> bool {
+    let Ok(address) = std::env::var("ZOOCHECK_ZK_SWEEPING") else {
+        println!(
+            "conformance-containers: skipped: set ZOOCHECK_ZK_SWEEPING=HOST:PORT, a server \
+             started with ZK_CONTAINER_CHECK_MS=200 scripts/zk-server start"
+        );
+        return true;
+    };
+    match runtime.block_on(containers_swept(&address)) {
+        Ok(()) => {
+            println!(
+                "conformance-containers: the server deleted the emptied container as the \
+                 model's sweep does (the same events, the same tree), and kept one that never \
+                 had a child and one with a child"
+            );
+            true
+        }
+        Err(error) => {
+            println!("conformance-containers: MISMATCH: {error}");
             false
         }
     }

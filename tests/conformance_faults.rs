@@ -589,6 +589,7 @@ fn mode_word(mode: CreateMode) -> &'static str {
         CreateMode::Ephemeral => "E",
         CreateMode::PersistentSequential => "PS",
         CreateMode::EphemeralSequential => "ES",
+        CreateMode::Container => "C",
     }
 }
 

@@ -732,7 +732,8 @@ fn lock_ample_sets_keep_what_properties_read() {
     // Clients racing for the lock with no fault, then with lost
     // connections, lost replies, a crash and restart, a pause aimed at the
     // holder, an expiry whenever, acquires that time out, and the herd;
-    // then lost connections under kazoo's library, which drops watches.
+    // then lost connections under kazoo's library, which drops watches,
+    // and a lock node the server deletes once empty.
     let counts = [
         "lock/guid_3_clients",
         "lock/guid_disconnect",
@@ -745,6 +746,7 @@ fn lock_ample_sets_keep_what_properties_read() {
         "lock/herd_lose_reply",
         "lock/guid_kazoo_disconnect",
         "lock/guid_lists_on_reconnect_kazoo_disconnect",
+        "lock/guid_container_2_clients",
     ]
     .map(check_ample_sets::<Lock>);
     insta::assert_debug_snapshot!(counts);
@@ -973,6 +975,8 @@ fn each_kind_of_step_says_truly_what_it_touches() {
         check_step_kinds::<Lock>(name, 12, &mut seen);
     }
     check_step_kinds::<Queue>("queue/exactly_once_lose_reply", 12, &mut seen);
+    // A container deleted after its last holder released.
+    check_step_kinds::<Lock>("lock/guid_container_2_clients", 20, &mut seen);
     // Every kind of step the registry has was taken somewhere above, so
     // each was checked.
     let kinds: HashSet<&str> = steps::KINDS.iter().map(|(name, _)| *name).collect();

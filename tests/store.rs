@@ -2925,6 +2925,7 @@ fn the_journal_writes_every_transition_in_order_only_while_recording() {
                 ..
             } => format!("{session} expired, {} fired", notifications.len()),
             Entry::SequenceStarted { path, next } => format!("{path} starts at {next}"),
+            Entry::Swept { path, .. } => format!("{path} swept"),
         })
         .collect();
     assert_eq!(
@@ -2945,4 +2946,61 @@ fn the_journal_writes_every_transition_in_order_only_while_recording() {
             format!("{session} expired, 0 fired"),
         ]
     );
+}
+
+// ---------------------------------------------------------------------------
+// Containers (`CreateMode::Container`): the server deletes an empty one that
+// has had a child. Checked against a real server by `tests/conformance.rs`
+// (`conformance-containers`, and container creates in every generated
+// sequence).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_container_goes_only_once_it_has_had_a_child_and_has_none() {
+    let (mut store, s) = fresh();
+    create(&mut store, s, "/c", CreateMode::Container).unwrap();
+    create(&mut store, s, "/n", CreateMode::Container).unwrap();
+    // A Stat like a persistent node's: owner 0.
+    assert_eq!(stat(&store, "/c").ephemeral_owner, 0);
+    let sweepable =
+        |store: &Store| -> Vec<String> { store.sweepable().map(|path| path.to_string()).collect() };
+    assert!(sweepable(&store).is_empty(), "never had a child");
+    create(&mut store, s, "/c/x", Ephemeral).unwrap();
+    assert!(sweepable(&store).is_empty(), "has a child");
+    assert_eq!(store.sweep(&p("/c")), None);
+    let watcher = store.open_session();
+    exists(&mut store, watcher, "/c", true);
+    get_children(&mut store, watcher, "/", true);
+    delete(&mut store, s, "/c/x", ANY_VERSION);
+    assert_eq!(sweepable(&store), ["/c"]);
+    let before = store.zxid();
+    let fired = store.sweep(&p("/c")).expect("swept");
+    assert_eq!(store.zxid(), before + 1, "a transaction of its own");
+    assert!(!store.exists(&p("/c")) && store.exists(&p("/n")));
+    let events: Vec<String> = fired
+        .iter()
+        .map(|n| format!("{:?} {}", n.event.kind, n.event.path))
+        .collect();
+    assert_eq!(events, ["NodeDeleted /c", "NodeChildrenChanged /"]);
+    assert_eq!(store.sweep(&p("/c")), None, "gone");
+}
+
+/// A container made again at a swept one's path starts its `cversion` and
+/// sequence numbers again, as the server does, and is no candidate until
+/// it has had a child; its children still come after the old ones in the
+/// create order (the order of their czxids), which a holder's grant reads.
+#[test]
+fn a_container_made_again_numbers_anew_but_orders_after_the_old_children() {
+    let (mut store, s) = fresh();
+    create(&mut store, s, "/c", CreateMode::Container).unwrap();
+    let first = create(&mut store, s, "/c/n-", PersistentSequential).unwrap();
+    let old = store.creation_order(&p(&first)).unwrap();
+    delete(&mut store, s, &first, ANY_VERSION);
+    store.sweep(&p("/c")).expect("swept");
+    create(&mut store, s, "/c", CreateMode::Container).unwrap();
+    assert_eq!(stat(&store, "/c").cversion, 0);
+    assert_eq!(store.sweepable().count(), 0);
+    let second = create(&mut store, s, "/c/n-", PersistentSequential).unwrap();
+    assert_eq!(second, first, "numbered from 0 again");
+    assert!(store.creation_order(&p(&second)).unwrap() > old);
 }

@@ -320,6 +320,12 @@ impl RealServer {
                 zxid,
                 notifications,
             } => done.extend(self.expire(*session, *zxid, notifications)?),
+            Entry::Swept { path, .. } => {
+                return Err(format!(
+                    "the server deletes the empty container {path} here; a real server's \
+                     ContainerManager deletes it on its own timer, which a replay cannot choose"
+                ))
+            }
             Entry::SequenceStarted { path, next } => {
                 return Err(format!(
                     "the scenario starts the sequence counter under {path} at {next}; a real \

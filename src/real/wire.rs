@@ -27,6 +27,7 @@ mod code {
     pub const CHECK: i32 = 13;
     pub const MULTI: i32 = 14;
     pub const CREATE2: i32 = 15;
+    pub const CREATE_CONTAINER: i32 = 19;
     pub const CLOSE_SESSION: i32 = -11;
     pub const SET_WATCHES: i32 = 101;
     pub const ERROR: i32 = -1;
@@ -187,6 +188,16 @@ fn create_flags(mode: CreateMode) -> i32 {
         CreateMode::Ephemeral => 1,
         CreateMode::PersistentSequential => 2,
         CreateMode::EphemeralSequential => 3,
+        CreateMode::Container => 4,
+    }
+}
+
+/// The request type of a create: a container's is its own
+/// (`ZooKeeper.create` and `Op.Create` send `createContainer`).
+fn create_code(mode: CreateMode, plain: i32) -> i32 {
+    match mode {
+        CreateMode::Container => code::CREATE_CONTAINER,
+        _ => plain,
     }
 }
 
@@ -199,7 +210,7 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
                 .buffer(data.as_deref())
                 .open_acl()
                 .int(create_flags(*mode));
-            code::CREATE2
+            create_code(*mode, code::CREATE2)
         }
         Op::Delete { path, version } => {
             w.string(&root(path.as_str())).int(*version);
@@ -235,7 +246,9 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
             for op in ops {
                 match op {
                     MultiOp::Create { path, data, mode } => {
-                        w.int(code::CREATE).boolean(false).int(-1);
+                        w.int(create_code(*mode, code::CREATE))
+                            .boolean(false)
+                            .int(-1);
                         w.string(&root(path.as_str()))
                             .buffer(data.as_deref())
                             .open_acl()
@@ -291,7 +304,7 @@ pub fn multi_results(body: &[u8]) -> io::Result<Vec<MultiPart>> {
         }
         parts.push(match kind {
             code::CREATE => MultiPart::Created(r.string()?),
-            code::CREATE2 => {
+            code::CREATE2 | code::CREATE_CONTAINER => {
                 let path = r.string()?;
                 r.stat()?;
                 MultiPart::Created(path)

@@ -38,6 +38,12 @@ pub enum Entry {
         zxid: Zxid,
         notifications: Vec<Notification>,
     },
+    /// The server deleted the empty container `path`, in transaction `zxid`.
+    Swept {
+        path: Path,
+        zxid: Zxid,
+        notifications: Vec<Notification>,
+    },
     /// The sequence counter under `path` was set to start at `next`.
     SequenceStarted { path: Path, next: i32 },
 }

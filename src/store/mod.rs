@@ -11,8 +11,9 @@
 //! checker stores is in ordered collections behind an `Arc`, so a clone is a few
 //! reference-count increments and two equal stores hash equally.
 //!
+//! Container nodes are ([`CreateMode::Container`], [`Store::sweep`]).
 //! Not modelled: ACLs and setACL (every node is open, `aversion` stays 0),
-//! container and TTL nodes, quotas, persistent and recursive watches (3.6+),
+//! TTL nodes, quotas, persistent and recursive watches (3.6+),
 //! the 1 MiB request limit, and an ensemble (followers, stale reads, leader
 //! change). One server totally orders every request, so `sync` is a no-op.
 
@@ -113,6 +114,8 @@ struct Znode {
     order: Option<u64>,
     /// The number the counter gave it, if it was created sequential.
     number: Option<i32>,
+    /// Created as a container ([`CreateMode::Container`]).
+    container: bool,
 }
 
 /// What the server gave a sequential node when it created it: the value of
@@ -145,6 +148,7 @@ impl Znode {
             ephemeral_owner,
             order: None,
             number: None,
+            container: false,
         }
     }
 }
@@ -188,6 +192,13 @@ pub struct Store {
     /// Watches from getData and exists (the server keeps both in one table).
     data_watches: Arc<BTreeSet<(Path, SessionId)>>,
     child_watches: Arc<BTreeSet<(Path, SessionId)>>,
+    /// Each container the server deleted and nobody has made again, with
+    /// how many children it had had created: a container made again at
+    /// that path goes on from there in the create order (its `cversion`
+    /// starts again, as the server's does), so that the order of its
+    /// children is the order of their czxids across both
+    /// ([`Store::creation_order`]). Empty unless containers are swept.
+    swept: Arc<BTreeMap<Path, u64>>,
 }
 
 impl Default for Store {
@@ -216,6 +227,7 @@ impl Store {
             nodes: Arc::new(nodes),
             data_watches: Arc::default(),
             child_watches: Arc::default(),
+            swept: Arc::default(),
         }
     }
 
@@ -258,6 +270,16 @@ impl Store {
             nodes: Arc::new(nodes),
             data_watches: Arc::new(watches(&self.data_watches)),
             child_watches: Arc::new(watches(&self.child_watches)),
+            swept: {
+                if counts && !self.swept.is_empty() {
+                    renaming.refuse("a container was deleted: its create order goes on apart");
+                }
+                Arc::new(
+                    (self.swept.iter())
+                        .map(|(path, &creates)| (renaming.path(path), creates))
+                        .collect(),
+                )
+            },
         }
     }
 
@@ -479,6 +501,42 @@ impl Store {
         fired
     }
 
+    /// The containers the server may delete now: each has had a child
+    /// (its `cversion` moved) and has none (`ContainerManager.getCandidates`,
+    /// which 3.8 runs every `znode.container.checkIntervalMs`). Sorted.
+    pub fn sweepable(&self) -> impl Iterator<Item = &Path> {
+        (self.nodes.iter())
+            // The server's test is `cversion > 0` (it restarts with a
+            // container made again), which with no child is the counter's.
+            .filter(|(path, node)| {
+                node.container
+                    && node.child_creates.wrapping_mul(2) > 0
+                    && self.children_of(path).next().is_none()
+            })
+            .map(|(path, _)| path)
+    }
+
+    /// The server deletes the empty container `path` in a transaction of
+    /// its own (`deleteContainer`), firing what a delete fires; `None`, and
+    /// nothing done, if `path` is not one it may delete now
+    /// ([`Store::sweepable`]).
+    pub fn sweep(&mut self, path: &Path) -> Option<Vec<Notification>> {
+        if !self.sweepable().any(|candidate| candidate == path) {
+            return None;
+        }
+        self.zxid += 1;
+        let creates = self.nodes[path].child_creates_unwrapped;
+        Arc::make_mut(&mut self.swept).insert(path.clone(), creates);
+        let mut fired = Vec::new();
+        self.remove(path, self.zxid, &mut fired);
+        journal::note(|| journal::Entry::Swept {
+            path: path.clone(),
+            zxid: self.zxid,
+            notifications: fired.clone(),
+        });
+        Some(fired)
+    }
+
     /// The connection of a live session drops: the server forgets the watches
     /// registered over it. The session itself lives on until it expires.
     pub fn disconnect(&mut self, session: SessionId) {
@@ -676,11 +734,18 @@ impl Store {
         parent.child_creates = next;
         parent.child_creates_unwrapped += 1;
         parent.pzxid = zxid;
-        let node = Znode {
+        let mut node = Znode {
             order: number.map(|_| order),
             number,
+            container: mode == CreateMode::Container,
             ..Znode::new(data.clone(), zxid, owner)
         };
+        if self.swept.contains_key(&created) {
+            node.child_creates_unwrapped = Arc::make_mut(&mut self.swept)
+                .remove(&created)
+                .expect("just found");
+        }
+        let nodes = Arc::make_mut(&mut self.nodes);
         nodes.insert(created.clone(), node);
         self.fire(Table::Data, &created, EventType::NodeCreated, None, fired);
         self.fire(

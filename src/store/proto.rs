@@ -102,21 +102,29 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// How a znode is created. Containers and TTL nodes are not modelled.
+/// How a znode is created. TTL nodes are not modelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CreateMode {
     Persistent,
     Ephemeral,
     PersistentSequential,
     EphemeralSequential,
+    /// A persistent node that the server deletes at some later moment once
+    /// it has had a child and has none (`CreateMode.CONTAINER`, 3.5+; its
+    /// `ContainerManager`): [`Store::sweep`](super::Store::sweep). Its Stat
+    /// is a persistent node's: a 3.8 server shows ephemeral owner 0 (the
+    /// conformance suite's finding; the owner it keeps inside is
+    /// `EphemeralType.CONTAINER_EPHEMERAL_OWNER`, but no Stat carries it).
+    Container,
 }
 
 impl CreateMode {
-    pub const ALL: [CreateMode; 4] = [
+    pub const ALL: [CreateMode; 5] = [
         CreateMode::Persistent,
         CreateMode::Ephemeral,
         CreateMode::PersistentSequential,
         CreateMode::EphemeralSequential,
+        CreateMode::Container,
     ];
 
     pub fn is_ephemeral(self) -> bool {

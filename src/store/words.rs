@@ -13,6 +13,7 @@ pub fn op(op: &Op) -> String {
                 CreateMode::Ephemeral => "ephemeral",
                 CreateMode::PersistentSequential => "persistent sequential",
                 CreateMode::EphemeralSequential => "ephemeral sequential",
+                CreateMode::Container => "container",
             };
             format!("create {path} ({mode})")
         }

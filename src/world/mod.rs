@@ -1104,10 +1104,15 @@ impl<R: Recipe> Model for World<R> {
         // none of them: no client library has sent a request or read a
         // zxid, so none differs from another but by its session.
         for path in self.shared().setup() {
+            let container =
+                self.shared().container_directory() && &path == self.shared().directory();
             let create = Op::Create {
                 path,
                 data: None,
-                mode: CreateMode::Persistent,
+                mode: match container {
+                    true => CreateMode::Container,
+                    false => CreateMode::Persistent,
+                },
             };
             net.store.apply(net.session(0), &create);
         }

@@ -83,6 +83,7 @@ public final class FaultDriver {
             case "E": return CreateMode.EPHEMERAL;
             case "PS": return CreateMode.PERSISTENT_SEQUENTIAL;
             case "ES": return CreateMode.EPHEMERAL_SEQUENTIAL;
+            case "C": return CreateMode.CONTAINER;
             default: throw new IllegalArgumentException("mode " + mode);
         }
     }

@@ -63,6 +63,9 @@ impl StepKind for Apply {
             Some((index, Txn::Expire(session))) => {
                 format!("transaction {index}, closeSession {session:#x} (expired)")
             }
+            Some((index, Txn::Sweep(path))) => {
+                format!("transaction {index}, deleteContainer {path}")
+            }
             None => "?".into(),
         };
         let answers: String = (0..before.net.clients.len())

@@ -22,6 +22,7 @@ mod renew;
 mod resume;
 mod serve;
 mod session_timeout;
+mod sweep;
 mod timeout;
 pub(crate) mod words;
 
@@ -296,6 +297,7 @@ steps! {
     then {
         Apply => apply::Apply,
         SessionTimeout => session_timeout::SessionTimeout,
+        Sweep => sweep::Sweep,
         Fault => fault::Strike,
     }
 }
