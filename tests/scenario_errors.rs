@@ -1280,6 +1280,13 @@ fn a_library_table_names_a_profile_and_turns_its_settings_per_client() {
         error_of(&with("[library]\nprofile = 2")),
         "scenarios/lock/broken.toml: `library.profile`: integer `2`; expected a profile's name in quotes"
     );
+    // The table on_expiry was in before.
+    let session = error_of(&with("[session]\non_expiry = \"renew\""));
+    assert!(
+        session.starts_with("scenarios/lock/broken.toml: `session`: unknown field `session`")
+            && session.contains("`[session] on_expiry` is `[library] on_expiry` now"),
+        "{session}"
+    );
     // A library that never gives its session up cannot be made to.
     let abandon = replaced("crash = 1", "crash = 1\ndisconnect = 1\nabandon = 1");
     assert_eq!(

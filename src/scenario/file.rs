@@ -1031,9 +1031,18 @@ fn for_people(message: &str, key: &str) -> String {
     } else {
         "a whole number".to_string()
     };
-    message
+    let message = message
         .replace("expected u8", &format!("expected {whole_number}"))
-        .replace("expected u32", &format!("expected {whole_number}"))
+        .replace("expected u32", &format!("expected {whole_number}"));
+    // The table the client library's settings had before they were more
+    // than one (`on_expiry`).
+    if key == "session" && message.starts_with("unknown field `session`") {
+        return format!(
+            "{message}; `[session] on_expiry` is `[library] on_expiry` now, beside the client \
+             library's other settings"
+        );
+    }
+    message
 }
 
 /// The dotted key a TOML error at `offset` is about: the key on that line,
