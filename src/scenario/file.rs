@@ -696,14 +696,31 @@ fn libraries(raw: &File, clients: u8, errors: &Errors) -> Result<Vec<Profiled>, 
                             format!("{value}; expected a setting's value: true, false or a name in quotes"),
                         )
                     })?;
-                    profiled.library.set(key, &name).map_err(|message| {
-                        errors.at(&key_at, message.replace("knob", "setting"))
-                    })?;
+                    profiled
+                        .library
+                        .set(key, &name)
+                        .map_err(|_| errors.at(&key_at, unknown_setting(key, &name)))?;
                 }
             }
             Ok(profiled)
         })
         .collect()
+}
+
+/// Why `key = name` is no setting of a client library, as the library's
+/// declaration ([`Library::KNOBS`]) says what it takes.
+fn unknown_setting(key: &str, name: &str) -> String {
+    let knobs = crate::client::Library::KNOBS;
+    match knobs.iter().find(|knob| knob.key == key) {
+        Some(knob) => format!(
+            "setting `{key}` has no value {}",
+            expected_one_of(name, &knob.value_names())
+        ),
+        None => {
+            let keys: Vec<&str> = knobs.iter().map(|knob| knob.key).collect();
+            format!("unknown setting {}", expected_one_of(key, &keys))
+        }
+    }
 }
 
 /// What the clients' libraries cannot run: a renewal the recipe does not
