@@ -281,11 +281,15 @@ pub struct Contender {
     /// trusting its watch to have survived (kazoo's `Lock`: a library that
     /// drops its watches with the connection leaves it nothing to wait on).
     pub relists: bool,
+    /// A waiter that wakes with no event (a spurious wake) takes it for the
+    /// deletion it waited for and believes it holds, instead of listing
+    /// again ([`Contender::wake`]).
+    pub takes_wake: bool,
     /// On NONODE for its create, or for the listing that recovers a lost
-    /// one, make the directory again (a container) and create again:
+    /// one, make the directory again, in this mode, and create again:
     /// Curator's `creatingParentContainersIfNeeded`, for a directory the
     /// server deletes once empty.
-    pub remakes_dir: bool,
+    pub remakes_dir: Option<CreateMode>,
     /// Hand the node's sequence number to the protected resource with each
     /// write (seed 002's sequencer).
     pub fenced: bool,
@@ -326,7 +330,8 @@ impl Contender {
             spin: false,
             trusting: false,
             relists: false,
-            remakes_dir: false,
+            takes_wake: false,
+            remakes_dir: None,
             fenced: false,
             recreate_missing: true,
             careless_cancel: false,
@@ -570,13 +575,13 @@ impl Contender {
             // and the application, retrying its acquire, creates again.
             (Phase::Creating, Op::Create { .. }, Err(ErrorCode::NoNode)) => {
                 match self.remakes_dir {
-                    true => out.send(Op::Create {
+                    Some(mode) => out.send(Op::Create {
                         path: self.dir.clone(),
                         data: None,
-                        mode: CreateMode::Container,
+                        mode,
                     }),
-                    false if state.cancelled => self.forget_cancelled(state),
-                    false => self.create(me, state, out),
+                    None if state.cancelled => self.forget_cancelled(state),
+                    None => self.create(me, state, out),
                 }
             }
             (Phase::Recovering, Op::GetChildren { .. }, Err(ErrorCode::NoNode)) => {
@@ -685,6 +690,31 @@ impl Contender {
                 self.list(state, out)
             }
             _ => {}
+        }
+    }
+
+    /// Whether the client's `acquire` waits for a watch to fire (step 5).
+    pub fn waits(&self, state: &State) -> bool {
+        matches!(state.phase, Phase::Watching(_) | Phase::WaitingForChildren)
+    }
+
+    /// A waiter wakes with no event: it lists again (step 2), or, taking
+    /// the wake for the deletion it waited for, believes it holds.
+    pub fn wake(&self, state: &mut State, out: &mut Effects) {
+        if !self.waits(state) {
+            return;
+        }
+        match self.takes_wake {
+            false => self.list(state, out),
+            true => {
+                let node = state.node.clone().expect("a waiter has a node");
+                state.phase = Phase::Held;
+                out.observe(Observation::Acquired {
+                    token: self.token(state).expect("our node is sequential"),
+                    node,
+                    role: state.role,
+                });
+            }
         }
     }
 

@@ -419,6 +419,18 @@ impl Recipe for Election {
         }
     }
 
+    fn waits(&self, state: &State) -> bool {
+        self.contender.waits(&state.contender)
+    }
+
+    fn declares_waits(&self) -> bool {
+        true
+    }
+
+    fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
+        self.contender.wake(&mut state.contender, out)
+    }
+
     fn is_busy(&self, state: &State) -> bool {
         self.contender.is_busy(&state.contender)
             || matches!(

@@ -109,6 +109,18 @@
 //! once per object: its acquire raises NONODE, and an application that
 //! retries it creates again in a lock node that is gone.
 //!
+//! Spurious wakes (the `wake` fault): a waiter may wake with no event. The
+//! reference lists again (step 2), as Curator's and kazoo's wait loops do
+//! after every wake; `on_wake = "holds"` takes the wake for its
+//! predecessor's deletion, a `wait()` outside a loop that checks its
+//! condition ([`Contender::wake`]).
+//!
+//! TTL lock nodes (`directory = "ttl"`): the server deletes the lock node
+//! whenever it has no children and has not been written for its time to
+//! live, which the model does not count, so even before the first client
+//! creates under it; the reference makes it again (a TTL node) on NONODE,
+//! as it does a container.
+//!
 //! Giving up (`cancel`, and what a timeout does): the reference deletes its
 //! node, as Curator's `acquire(time, unit)` does when it times out and
 //! kazoo's `acquire(timeout=)` does in its cleanup; if the create is still
@@ -122,7 +134,7 @@ pub use super::contender::{Decision, Phase, State};
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
-use crate::store::Path;
+use crate::store::{CreateMode, Path};
 
 crate::knob_value! {
     /// Which node a waiter waits on (step 4).
@@ -169,12 +181,35 @@ crate::knob_value! {
 }
 
 crate::knob_value! {
+    /// What a waiter does when it wakes with no event (the `wake` fault).
+    pub enum OnWake {
+        /// lists again (step 2), as Curator's `LockInternals.internalLockLoop` does after every `wait()` and kazoo's `Lock` after every wake of its event: a wake is a reason to look, not news
+        Lists = "lists",
+        /// takes the wake for its predecessor's deletion and believes it holds: a `wait()` outside a loop that checks its condition
+        Holds = "holds",
+    }
+}
+
+crate::knob_value! {
     /// How the lock node (the directory) is made.
     pub enum Directory {
         /// a persistent node made before any client starts, there for good (the seeds')
         Persistent = "persistent",
         /// a container, as Curator 5 makes a lock's parent (`creatingParentContainersIfNeeded`): the server deletes it once it has had a child and has none
         Container = "container",
+        /// a TTL node (`PERSISTENT_WITH_TTL`, on a server with `zookeeper.extendedTypesEnabled`), as a deployment makes lock nodes it wants gone when idle: the server deletes it whenever it has no children and has not been written for its time to live, even before its first child
+        Ttl = "ttl",
+    }
+}
+
+impl Directory {
+    /// How the lock node is created.
+    pub fn mode(self) -> CreateMode {
+        match self {
+            Directory::Persistent => CreateMode::Persistent,
+            Directory::Container => CreateMode::Container,
+            Directory::Ttl => CreateMode::PersistentWithTtl,
+        }
     }
 }
 
@@ -208,9 +243,11 @@ crate::knobs! {
         on_disconnect: OnDisconnect,
         /// What a waiter does when its connection comes back.
         on_reconnect: OnReconnect,
+        /// What a waiter does when it wakes with no event.
+        on_wake: OnWake,
         /// How the lock node is made.
         directory: Directory,
-        /// On NONODE for its create, make the lock node again, as a container, and create again (Curator's `creatingParentContainersIfNeeded`); without it the acquire fails and the application, retrying it, creates again in a lock node that is gone (kazoo's `Lock`, which ensures its path once: `assured_path`).
+        /// On NONODE for its create, make the lock node again, as it was made (a container, a TTL node), and create again (Curator's `creatingParentContainersIfNeeded`); without it the acquire fails and the application, retrying it, creates again in a lock node that is gone (kazoo's `Lock`, which ensures its path once: `assured_path`).
         remakes_directory: bool,
         /// What giving up a pending acquire does with its node.
         on_cancel: OnCancel,
@@ -230,6 +267,7 @@ impl Knobs {
         when_blocked: WhenBlocked::Wait,
         on_disconnect: OnDisconnect::Suspend,
         on_reconnect: OnReconnect::Waits,
+        on_wake: OnWake::Lists,
         directory: Directory::Persistent,
         remakes_directory: true,
         on_cancel: OnCancel::Delete,
@@ -315,7 +353,8 @@ impl Lock {
         contender.spin = knobs.when_blocked == WhenBlocked::Retry;
         contender.trusting = knobs.on_disconnect == OnDisconnect::Trust;
         contender.relists = knobs.on_reconnect == OnReconnect::Lists;
-        contender.remakes_dir = knobs.remakes_directory;
+        contender.takes_wake = knobs.on_wake == OnWake::Holds;
+        contender.remakes_dir = knobs.remakes_directory.then(|| knobs.directory.mode());
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
         Lock { knobs, contender }
@@ -388,6 +427,18 @@ impl Recipe for Lock {
         self.contender.is_busy(state)
     }
 
+    fn waits(&self, state: &State) -> bool {
+        self.contender.waits(state)
+    }
+
+    fn declares_waits(&self) -> bool {
+        true
+    }
+
+    fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
+        self.contender.wake(state, out)
+    }
+
     fn interrupts(&self, _state: &State, command: &Command) -> bool {
         *command == Command::Cancel
     }
@@ -408,8 +459,8 @@ impl Recipe for Lock {
         self.contender.is_waiting(state)
     }
 
-    fn container_directory(&self) -> bool {
-        self.knobs.directory == Directory::Container
+    fn directory_mode(&self) -> CreateMode {
+        self.knobs.directory.mode()
     }
 
     fn directory(&self) -> &Path {

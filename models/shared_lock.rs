@@ -175,6 +175,18 @@ impl Recipe for SharedLock {
         self.contender.is_busy(state)
     }
 
+    fn waits(&self, state: &State) -> bool {
+        self.contender.waits(state)
+    }
+
+    fn declares_waits(&self) -> bool {
+        true
+    }
+
+    fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
+        self.contender.wake(state, out)
+    }
+
     fn parts() -> &'static [crate::recipe::Part<SharedLock>] {
         &[
             crate::recipe::Part {

@@ -143,6 +143,9 @@ pub trait AnyRecipe: Sync {
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
     /// [`Catalogued::RENEWS`].
     fn renews(&self) -> bool;
+    /// Whether a thread of its reference ever waits for an event, so that
+    /// the `wake` fault can strike it ([`Recipe::declares_waits`]).
+    fn waits(&self) -> bool;
     /// The command a timed call's timeout gives the recipe, if its calls
     /// can time out ([`Recipe::timeout`], of its reference).
     fn timeout(&self) -> Option<&'static str>;
@@ -503,6 +506,10 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn renews(&self) -> bool {
         R::RENEWS
+    }
+
+    fn waits(&self) -> bool {
+        R::build(R::VARIANTS[0].1, &R::Params::default(), &[]).declares_waits()
     }
 
     fn timeout(&self) -> Option<&'static str> {

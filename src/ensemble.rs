@@ -39,7 +39,7 @@ pub enum Txn {
     /// `closeSession` for an expired session: its ephemerals go.
     Expire(SessionId),
     /// `deleteContainer`: the leader's `ContainerManager` deletes an empty
-    /// container.
+    /// container or a TTL node.
     Sweep(Path),
 }
 

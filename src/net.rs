@@ -448,7 +448,8 @@ impl Net {
         notifications
     }
 
-    /// The server deletes the empty container `path` ([`Store::sweep`]),
+    /// The server deletes the empty container or TTL node `path`
+    /// ([`Store::sweep`]),
     /// a transaction of its own; on an ensemble the leader orders it and
     /// each server applies it in its turn. `None` if it may not now.
     pub fn sweep(&mut self, path: &Path) -> Option<Vec<Notification>> {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::client::{Delivery, SessionEvent};
 use crate::store::rename::Renaming;
-use crate::store::{ErrorCode, Op, OpResult, Path, SessionId, Store, WatchEvent};
+use crate::store::{CreateMode, ErrorCode, Op, OpResult, Path, SessionId, Store, WatchEvent};
 
 /// Index of a client in a world: `0`, `1`, ...
 pub use crate::store::rename::ClientId;
@@ -336,6 +336,27 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// and so cannot give the next command yet.
     fn is_busy(&self, state: &Self::State) -> bool;
 
+    /// Whether a thread of the client waits for an event to wake it (a lock
+    /// waiter for its predecessor's deletion), so that a spurious wake (the
+    /// `wake` fault: Java's `Object.wait` returns with no `notify`;
+    /// Curator's and kazoo's wait loops wake on connection-state changes and
+    /// on notifications queued earlier) can wake it with nothing to read
+    /// ([`Recipe::wake`]). By default no thread of the recipe waits so, and
+    /// a scenario that budgets `wake` for it is refused.
+    fn waits(&self, _state: &Self::State) -> bool {
+        false
+    }
+
+    /// Whether [`Recipe::waits`] is ever true: whether the `wake` fault
+    /// means anything for this recipe.
+    fn declares_waits(&self) -> bool {
+        false
+    }
+
+    /// The waiting thread woke with no event ([`Recipe::waits`]): a recipe
+    /// that checks again on every wake asks the server again here.
+    fn wake(&self, _me: Incarnation, _state: &mut Self::State, _out: &mut Effects<Self::Fact>) {}
+
     /// Whether the application may give `command` while the recipe is busy
     /// in the call `state` is in (`cancel` or `close`, from another thread
     /// of the application): an interrupt. Every other command waits for the
@@ -407,12 +428,14 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         vec![self.directory().clone()]
     }
 
-    /// Whether [`Recipe::directory`] is made a container
-    /// ([`crate::store::CreateMode::Container`], as Curator 5 makes a
-    /// recipe's parent), which the server deletes once it has had a child
-    /// and has none; by default a persistent node, there for good.
-    fn container_directory(&self) -> bool {
-        false
+    /// How [`Recipe::directory`] is made: by default a persistent node,
+    /// there for good; a container ([`CreateMode::Container`], as Curator 5
+    /// makes a recipe's parent), which the server deletes once it has had a
+    /// child and has none; or a TTL node
+    /// ([`CreateMode::PersistentWithTtl`]), which it deletes whenever it has
+    /// no children and its time to live has passed.
+    fn directory_mode(&self) -> CreateMode {
+        CreateMode::Persistent
     }
 
     /// Whether the client knows of `name` in [`Recipe::directory`] as its own

@@ -83,6 +83,9 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
     out.push_str(
         "# child_order = \"hashed\" # the order getChildren answers in: hashed | reversed\n",
     );
+    out.push_str(
+        "# ttl_expiries = 1       # how many times a run's server may delete a TTL node with no children, 0 to 8\n",
+    );
 
     out.push_str("\n[check]\n");
     let _ = writeln!(

@@ -45,7 +45,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zoocheck::conformance::*;
-use zoocheck::store::{CreateMode, Stat, ANY_VERSION};
+use zoocheck::store::{CreateMode, Stat, ANY_VERSION, REAL_TTL_MS};
 use zookeeper_client as zk;
 
 mod common;
@@ -242,6 +242,8 @@ struct RealRun {
     watches: Vec<Vec<PendingWatch>>,
     norm: Normalizer,
     generation: [usize; SESSIONS],
+    /// The time to live of the TTL nodes it creates.
+    ttl: Duration,
 }
 
 fn code_name(error: &zk::Error) -> &'static str {
@@ -268,13 +270,19 @@ fn stat(stat: &zk::Stat) -> Stat {
     }
 }
 
-fn mode(mode: CreateMode) -> zk::CreateMode {
+/// How the real client creates a node in `mode`: a TTL node lives `ttl`.
+fn options(mode: CreateMode, ttl: Duration) -> zk::CreateOptions<'static> {
+    let open = zk::Acls::anyone_all();
     match mode {
-        CreateMode::Persistent => zk::CreateMode::Persistent,
-        CreateMode::Ephemeral => zk::CreateMode::Ephemeral,
-        CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential,
-        CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential,
-        CreateMode::Container => zk::CreateMode::Container,
+        CreateMode::Persistent => zk::CreateMode::Persistent.with_acls(open),
+        CreateMode::Ephemeral => zk::CreateMode::Ephemeral.with_acls(open),
+        CreateMode::PersistentSequential => zk::CreateMode::PersistentSequential.with_acls(open),
+        CreateMode::EphemeralSequential => zk::CreateMode::EphemeralSequential.with_acls(open),
+        CreateMode::Container => zk::CreateMode::Container.with_acls(open),
+        CreateMode::PersistentWithTtl => zk::CreateMode::Persistent.with_acls(open).with_ttl(ttl),
+        CreateMode::PersistentSequentialWithTtl => zk::CreateMode::PersistentSequential
+            .with_acls(open)
+            .with_ttl(ttl),
     }
 }
 
@@ -327,6 +335,7 @@ impl RealRun {
                 owners,
             },
             generation: [0; SESSIONS],
+            ttl: Duration::from_millis(REAL_TTL_MS as u64),
         })
     }
 
@@ -369,12 +378,11 @@ impl RealRun {
     async fn call(&mut self, client: &zk::Client, slot: usize, call: &Call) -> SeenReply {
         let norm = &self.norm;
         let full = |path: &str| under(&norm.root, path).as_str().to_string();
-        let open = zk::Acls::anyone_all();
         match call {
             Call::Create(path, bytes, create_mode) => {
                 let path = full(path);
                 match client
-                    .create(&path, data(bytes), &mode(*create_mode).with_acls(open))
+                    .create(&path, data(bytes), &options(*create_mode, self.ttl))
                     .await
                 {
                     Ok((created, sequence)) => {
@@ -446,12 +454,11 @@ impl RealRun {
     async fn multi(&self, client: &zk::Client, ops: &[MultiCall]) -> SeenReply {
         let norm = &self.norm;
         let full = |path: &str| under(&norm.root, path).as_str().to_string();
-        let open = zk::Acls::anyone_all();
         let mut writer = client.new_multi_writer();
         for op in ops {
             let added = match op {
                 MultiCall::Create(path, bytes, m) => {
-                    writer.add_create(&full(path), data(bytes), &mode(*m).with_acls(open))
+                    writer.add_create(&full(path), data(bytes), &options(*m, self.ttl))
                 }
                 MultiCall::Delete(path, v) => writer.add_delete(&full(path), version(*v)),
                 MultiCall::SetData(path, bytes, v) => {
@@ -503,6 +510,40 @@ impl RealRun {
     /// One round trip per open session (the server queues a notification
     /// before any later reply on the same connection), then every watcher that
     /// fired. Session events (a closed session's watchers) are not watch events.
+    /// Waits (up to 5 s) for a real server's sweep: what each session
+    /// heard by the time session 1 heard something.
+    async fn heard_by_session_1(&mut self) -> Result<Vec<BTreeSet<String>>, String> {
+        let mut heard = vec![BTreeSet::new(); SESSIONS];
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            for (all, new) in heard.iter_mut().zip(self.collect_events().await?) {
+                all.extend(new);
+            }
+            if !heard[1].is_empty() {
+                break;
+            }
+        }
+        Ok(heard)
+    }
+
+    /// A last look, long after a sweep: the root lists the same children
+    /// on the real server as in the model; then the run ends.
+    async fn lists_as(mut self, model: &mut SimRun) -> Result<(), String> {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        let list = Step {
+            session: 0,
+            action: Action::Op(Call::GetChildren("".into(), false)),
+        };
+        let (seen, expected) = (self.run(&list).await?, model.run(&list));
+        if seen != expected {
+            return Err(format!(
+                "after the sweep: real {seen:?}, model {expected:?}"
+            ));
+        }
+        self.finish().await;
+        Ok(())
+    }
+
     async fn collect_events(&mut self) -> Result<Vec<BTreeSet<String>>, String> {
         let mut all = Vec::with_capacity(SESSIONS);
         for slot in 0..SESSIONS {
@@ -1071,16 +1112,7 @@ async fn containers_swept(address: &str) -> Result<(), String> {
         }
     }
     // Wait for the real server's sweep: what session 1 hears.
-    let mut heard = vec![BTreeSet::new(); SESSIONS];
-    for _ in 0..50 {
-        tokio::time::sleep(Duration::from_millis(100)).await;
-        for (all, new) in heard.iter_mut().zip(real.collect_events().await?) {
-            all.extend(new);
-        }
-        if !heard[1].is_empty() {
-            break;
-        }
-    }
+    let heard = real.heard_by_session_1().await?;
     let expected = model
         .sweep("c")
         .ok_or("the model would not delete the emptied container")?;
@@ -1093,16 +1125,61 @@ async fn containers_swept(address: &str) -> Result<(), String> {
         ));
     }
     // A second look, long after: the others are still there.
-    tokio::time::sleep(Duration::from_millis(600)).await;
-    let list = op(0, Call::GetChildren("".into(), false));
-    let (seen, expected) = (real.run(&list).await?, model.run(&list));
-    if seen != expected {
+    real.lists_as(&mut model).await
+}
+
+/// On the same server: TTL nodes of 300 ms. One that never had a child goes
+/// (a container would stay), one with a child stays, and the sweep fires
+/// what the model's does.
+async fn ttl_swept(address: &str) -> Result<(), String> {
+    let root = format!("/zoocheck-ttl-{}", run_id());
+    let mut real =
+        RealRun::new(&vec![address.to_string(); SESSIONS], RoundTrip::Sync, &root).await?;
+    real.ttl = Duration::from_millis(300);
+    let mut model = SimRun::new(ROOT);
+    let op = |session, call| Step {
+        session,
+        action: Action::Op(call),
+    };
+    let steps = [
+        op(1, Call::Exists("t".into(), true)),
+        op(
+            0,
+            Call::Create("t".into(), data_bytes("x"), CreateMode::PersistentWithTtl),
+        ),
+        op(
+            0,
+            Call::Create("u".into(), None, CreateMode::PersistentWithTtl),
+        ),
+        op(0, Call::Create("u/z".into(), None, CreateMode::Persistent)),
+        op(1, Call::GetData("t".into(), true)),
+        op(1, Call::GetChildren("".into(), true)),
+    ];
+    for (index, step) in steps.iter().enumerate() {
+        let (seen, expected) = (real.run(step).await?, model.run(step));
+        if seen != expected {
+            return Err(format!(
+                "step {index} ({step:?}): real {seen:?}, model {expected:?}"
+            ));
+        }
+    }
+    let heard = real.heard_by_session_1().await?;
+    if model.sweep("u").is_some() {
+        return Err("the model would delete a TTL node that has a child".into());
+    }
+    let expected = model
+        .sweep("t")
+        .ok_or("the model would not delete the TTL node that never had a child")?;
+    if heard != expected {
         return Err(format!(
-            "after the sweep: real {seen:?}, model {expected:?}"
+            "the sweep: real heard {heard:?}, the model {expected:?}"
         ));
     }
-    real.finish().await;
-    Ok(())
+    real.lists_as(&mut model).await
+}
+
+fn data_bytes(text: &str) -> Option<Vec<u8>> {
+    Some(text.as_bytes().to_vec())
 }
 
 /// Runs [`containers_swept`] if `ZOOCHECK_ZK_SWEEPING` names a server
@@ -1117,16 +1194,27 @@ fn sweeping(runtime: &tokio::runtime::Runtime) -> bool {
         return true;
     };
     match runtime.block_on(containers_swept(&address)) {
+        Ok(()) => println!(
+            "conformance-containers: the server deleted the emptied container as the \
+             model's sweep does (the same events, the same tree), and kept one that never \
+             had a child and one with a child"
+        ),
+        Err(error) => {
+            println!("conformance-containers: MISMATCH: {error}");
+            return false;
+        }
+    }
+    match runtime.block_on(ttl_swept(&address)) {
         Ok(()) => {
             println!(
-                "conformance-containers: the server deleted the emptied container as the \
-                 model's sweep does (the same events, the same tree), and kept one that never \
-                 had a child and one with a child"
+                "conformance-ttl: the server deleted a TTL node with no children once its time \
+                 to live had passed, as the model's sweep does (the same events, the same tree), \
+                 and kept one with a child"
             );
             true
         }
         Err(error) => {
-            println!("conformance-containers: MISMATCH: {error}");
+            println!("conformance-ttl: MISMATCH: {error}");
             false
         }
     }

@@ -590,6 +590,8 @@ fn mode_word(mode: CreateMode) -> &'static str {
         CreateMode::PersistentSequential => "PS",
         CreateMode::EphemeralSequential => "ES",
         CreateMode::Container => "C",
+        CreateMode::PersistentWithTtl => "T",
+        CreateMode::PersistentSequentialWithTtl => "TS",
     }
 }
 

@@ -733,7 +733,8 @@ fn lock_ample_sets_keep_what_properties_read() {
     // connections, lost replies, a crash and restart, a pause aimed at the
     // holder, an expiry whenever, acquires that time out, and the herd;
     // then lost connections under kazoo's library, which drops watches,
-    // and a lock node the server deletes once empty.
+    // a lock node the server deletes once empty or idle, and waiters woken
+    // with no event.
     let counts = [
         "lock/guid_3_clients",
         "lock/guid_disconnect",
@@ -747,6 +748,9 @@ fn lock_ample_sets_keep_what_properties_read() {
         "lock/guid_kazoo_disconnect",
         "lock/guid_lists_on_reconnect_kazoo_disconnect",
         "lock/guid_container_2_clients",
+        "lock/guid_ttl_2_clients",
+        "lock/guid_spurious_wake",
+        "lock/holds_on_wake_spurious_wake",
     ]
     .map(check_ample_sets::<Lock>);
     insta::assert_debug_snapshot!(counts);

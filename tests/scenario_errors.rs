@@ -219,6 +219,17 @@ fn store_settings_outside_their_range_are_refused() {
         error_of(&replaced("[expect]", "[store]\nchild_order = \"sorted\"\n\n[expect]")),
         "scenarios/lock/broken.toml: `store.child_order`: \"sorted\"; expected one of hashed, reversed"
     );
+    assert_eq!(
+        error_of(&replaced(
+            "[expect]",
+            "[store]\nttl_expiries = 9\n\n[expect]"
+        )),
+        "scenarios/lock/broken.toml: `store.ttl_expiries`: 9; expected 0 to 8"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]", "[knobs]\ndirectory = \"ttl_node\"\n\n[expect]")),
+        "scenarios/lock/broken.toml: `knobs.directory`: knob `directory` has no value \"ttl_node\"; expected one of persistent, container, ttl"
+    );
 }
 
 #[test]
@@ -1312,4 +1323,26 @@ fn a_library_table_names_a_profile_and_turns_its_settings_per_client() {
         libraries(&aimed.replace("client = 1", "client = 0")),
         ["java gives_up=true", "java"]
     );
+}
+
+/// A spurious wake needs a thread that waits: a recipe that declares none
+/// (the barrier's waiters are not modelled as waiting threads) is told
+/// which recipes do.
+#[test]
+fn a_wake_for_a_recipe_with_no_waiting_thread_is_refused() {
+    let text = barrier(r#"[["lift"], ["wait"], ["wait"]]"#)
+        .replace("[expect]", "[faults]\nwake = 1\n\n[expect]");
+    assert_eq!(
+        error_at(&text, "scenarios/barrier/broken.toml"),
+        "scenarios/barrier/broken.toml: `faults.wake`: a wake, for a recipe none of whose \
+         threads waits for an event (Recipe::waits); the recipes that do: lock, shared_lock, \
+         election"
+    );
+    // The lock's waiter does.
+    assert!(Scenario::parse(
+        &replaced("crash = 1", "wake = 1"),
+        Path::new("scenarios/lock/ok.toml"),
+        "x"
+    )
+    .is_ok());
 }

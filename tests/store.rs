@@ -3004,3 +3004,71 @@ fn a_container_made_again_numbers_anew_but_orders_after_the_old_children() {
     assert_eq!(second, first, "numbered from 0 again");
     assert!(store.creation_order(&p(&second)).unwrap() > old);
 }
+
+// ---------------------------------------------------------------------------
+// TTL nodes (`CreateMode::PersistentWithTtl`): the server deletes one with no
+// children once its time to live has passed, which the model does not count.
+// Checked against a real server by `tests/conformance.rs` (`conformance-ttl`,
+// and TTL creates in every generated sequence).
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_ttl_node_may_go_whenever_it_has_no_children_even_one_never_used() {
+    let mut store = Store::new(StoreConfig {
+        ttl_expiries: 2,
+        ..StoreConfig::default()
+    });
+    let s = store.open_session();
+    create(&mut store, s, "/t", CreateMode::PersistentWithTtl).unwrap();
+    let named = create(
+        &mut store,
+        s,
+        "/t/n-",
+        CreateMode::PersistentSequentialWithTtl,
+    )
+    .unwrap();
+    assert_eq!(named, "/t/n-0000000000", "named as a sequential node");
+    // A Stat like a persistent node's: owner 0 (the TTL it keeps inside
+    // shows in no Stat).
+    assert_eq!(stat(&store, "/t").ephemeral_owner, 0);
+    assert!(store.has_ttl(&p("/t")) && !store.has_ttl(&p("/")));
+    let sweepable =
+        |store: &Store| -> Vec<String> { store.sweepable().map(|path| path.to_string()).collect() };
+    // The child never had a child, and may go (a container could not);
+    // its parent has a child, and stays.
+    assert_eq!(sweepable(&store), [named.as_str()]);
+    assert_eq!(store.sweep(&p("/t")), None, "has a child");
+    let watcher = store.open_session();
+    get_children(&mut store, watcher, "/t", true);
+    let fired = store.sweep(&p(&named)).expect("swept");
+    let events: Vec<String> = fired
+        .iter()
+        .map(|n| format!("{:?} {}", n.event.kind, n.event.path))
+        .collect();
+    assert_eq!(events, ["NodeChildrenChanged /t"]);
+    assert_eq!(sweepable(&store), ["/t"]);
+    // A write does not keep it: the model cannot tell how long ago it was.
+    set(&mut store, s, "/t", b"x", ANY_VERSION);
+    assert_eq!(sweepable(&store), ["/t"]);
+    // The second and last expiry the budget allows.
+    store.sweep(&p("/t")).expect("swept");
+    create(&mut store, s, "/t", CreateMode::PersistentWithTtl).unwrap();
+    assert!(sweepable(&store).is_empty(), "no expiry left");
+    // A container is no TTL node, and goes whatever the TTL budget.
+    create(&mut store, s, "/c", CreateMode::Container).unwrap();
+    create(&mut store, s, "/c/x", Persistent).unwrap();
+    delete(&mut store, s, "/c/x", ANY_VERSION);
+    assert_eq!(sweepable(&store), ["/c"]);
+}
+
+#[test]
+fn a_ttl_node_takes_children_of_any_kind_and_is_no_ephemeral() {
+    let (mut store, s) = fresh();
+    create(&mut store, s, "/t", CreateMode::PersistentWithTtl).unwrap();
+    for (index, mode) in CreateMode::ALL.into_iter().enumerate() {
+        let path = format!("/t/c{index}");
+        assert!(create(&mut store, s, &path, mode).is_ok(), "{mode:?}");
+    }
+    store.expire(s);
+    assert!(store.exists(&p("/t")), "no session owns it");
+}

@@ -322,9 +322,9 @@ impl RealServer {
             } => done.extend(self.expire(*session, *zxid, notifications)?),
             Entry::Swept { path, .. } => {
                 return Err(format!(
-                    "the server deletes the empty container {path} here; a real server's \
+                "the server deletes the empty container or TTL node {path} here; a real server's \
                      ContainerManager deletes it on its own timer, which a replay cannot choose"
-                ))
+            ))
             }
             Entry::SequenceStarted { path, next } => {
                 return Err(format!(

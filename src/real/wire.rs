@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::store::{CreateMode, EventType, MultiOp, Op, Stat};
+use crate::store::{CreateMode, EventType, MultiOp, Op, Stat, REAL_TTL_MS};
 
 /// How long a reply may take before the server is taken for gone.
 const READ_LIMIT: Duration = Duration::from_secs(10);
@@ -28,6 +28,7 @@ mod code {
     pub const MULTI: i32 = 14;
     pub const CREATE2: i32 = 15;
     pub const CREATE_CONTAINER: i32 = 19;
+    pub const CREATE_TTL: i32 = 21;
     pub const CLOSE_SESSION: i32 = -11;
     pub const SET_WATCHES: i32 = 101;
     pub const ERROR: i32 = -1;
@@ -189,15 +190,31 @@ fn create_flags(mode: CreateMode) -> i32 {
         CreateMode::PersistentSequential => 2,
         CreateMode::EphemeralSequential => 3,
         CreateMode::Container => 4,
+        CreateMode::PersistentWithTtl => 5,
+        CreateMode::PersistentSequentialWithTtl => 6,
     }
 }
 
-/// The request type of a create: a container's is its own
-/// (`ZooKeeper.create` and `Op.Create` send `createContainer`).
+/// The request type of a create: a container's and a TTL node's are their
+/// own (`ZooKeeper.create` and `Op.Create` send `createContainer` and
+/// `createTTL`).
 fn create_code(mode: CreateMode, plain: i32) -> i32 {
     match mode {
         CreateMode::Container => code::CREATE_CONTAINER,
+        mode if mode.is_ttl() => code::CREATE_TTL,
         _ => plain,
+    }
+}
+
+/// A create's body: `CreateRequest`, or `CreateTTLRequest` with the time to
+/// live after the flags.
+fn create_body(w: &mut Writer, path: &str, data: Option<&[u8]>, mode: CreateMode) {
+    w.string(path)
+        .buffer(data)
+        .open_acl()
+        .int(create_flags(mode));
+    if mode.is_ttl() {
+        w.long(REAL_TTL_MS);
     }
 }
 
@@ -206,10 +223,7 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
     let mut w = Writer::default();
     let kind = match op {
         Op::Create { path, data, mode } => {
-            w.string(&root(path.as_str()))
-                .buffer(data.as_deref())
-                .open_acl()
-                .int(create_flags(*mode));
+            create_body(&mut w, &root(path.as_str()), data.as_deref(), *mode);
             create_code(*mode, code::CREATE2)
         }
         Op::Delete { path, version } => {
@@ -249,10 +263,7 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
                         w.int(create_code(*mode, code::CREATE))
                             .boolean(false)
                             .int(-1);
-                        w.string(&root(path.as_str()))
-                            .buffer(data.as_deref())
-                            .open_acl()
-                            .int(create_flags(*mode));
+                        create_body(&mut w, &root(path.as_str()), data.as_deref(), *mode);
                     }
                     MultiOp::Delete { path, version } => {
                         w.int(code::DELETE).boolean(false).int(-1);
@@ -304,7 +315,7 @@ pub fn multi_results(body: &[u8]) -> io::Result<Vec<MultiPart>> {
         }
         parts.push(match kind {
             code::CREATE => MultiPart::Created(r.string()?),
-            code::CREATE2 | code::CREATE_CONTAINER => {
+            code::CREATE2 | code::CREATE_CONTAINER | code::CREATE_TTL => {
                 let path = r.string()?;
                 r.stat()?;
                 MultiPart::Created(path)

@@ -98,6 +98,7 @@ struct StoreSection {
     child_order: Option<String>,
     servers: Option<i64>,
     lag: Option<i64>,
+    ttl_expiries: Option<i64>,
     node: Vec<NodeSection>,
 }
 
@@ -517,6 +518,7 @@ fn faults(
     let bounds = Bounds {
         budget: &budget,
         servers,
+        waits: recipe.waits(),
     };
     for (kind, _) in budget.kinds() {
         if let Err(message) = (kind.declaration().bounds)(&bounds) {
@@ -832,6 +834,15 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
         }
         store.lag = lag as u8;
     }
+    if let Some(expiries) = section.ttl_expiries {
+        if !(0..=TTL_EXPIRIES_MAX).contains(&expiries) {
+            return Err(errors.at(
+                "store.ttl_expiries",
+                format!("{expiries}; expected 0 to {TTL_EXPIRIES_MAX}"),
+            ));
+        }
+        store.ttl_expiries = expiries as u8;
+    }
     Ok(store)
 }
 
@@ -840,6 +851,9 @@ const SERVERS_MAX: i64 = 5;
 
 /// The most transactions a server may fall behind.
 const LAG_MAX: i64 = 8;
+
+/// The most TTL expiries a run may have.
+const TTL_EXPIRIES_MAX: i64 = 8;
 
 /// The starting tree: each node's parent is the root, the recipe's
 /// directory or a node before it and not ephemeral; a node that already

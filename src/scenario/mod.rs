@@ -472,6 +472,13 @@ pub fn report(scenario: &Scenario, outcome: &Outcome) -> String {
     if let Some(words) = libraries_words(&scenario.libraries) {
         let _ = writeln!(out, "library: {words}");
     }
+    if scenario.store.ttl_expiries != crate::store::StoreConfig::default().ttl_expiries {
+        let _ = writeln!(
+            out,
+            "ttl expiries: at most {} in a run",
+            scenario.store.ttl_expiries
+        );
+    }
     if !scenario.tree.is_empty() {
         let nodes: Vec<String> = scenario.tree.iter().map(starting_node_words).collect();
         let _ = writeln!(out, "starting tree: {}", nodes.join("; "));

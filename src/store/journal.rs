@@ -38,7 +38,8 @@ pub enum Entry {
         zxid: Zxid,
         notifications: Vec<Notification>,
     },
-    /// The server deleted the empty container `path`, in transaction `zxid`.
+    /// The server deleted the empty container or TTL node `path`, in
+    /// transaction `zxid`.
     Swept {
         path: Path,
         zxid: Zxid,

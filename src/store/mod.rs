@@ -11,9 +11,10 @@
 //! checker stores is in ordered collections behind an `Arc`, so a clone is a few
 //! reference-count increments and two equal stores hash equally.
 //!
-//! Container nodes are ([`CreateMode::Container`], [`Store::sweep`]).
+//! Container and TTL nodes are ([`CreateMode::Container`],
+//! [`CreateMode::PersistentWithTtl`], [`Store::sweep`]).
 //! Not modelled: ACLs and setACL (every node is open, `aversion` stays 0),
-//! TTL nodes, quotas, persistent and recursive watches (3.6+),
+//! quotas, persistent and recursive watches (3.6+),
 //! the 1 MiB request limit, and an ensemble (followers, stale reads, leader
 //! change). One server totally orders every request, so `sync` is a no-op.
 
@@ -49,6 +50,13 @@ pub struct StoreConfig {
     /// The most transactions a server (the leader too) may be behind when
     /// the leader commits a client's write.
     pub lag: u8,
+    /// How many times in one run the server may find that a TTL node's
+    /// time to live has passed ([`CreateMode::PersistentWithTtl`]). The
+    /// model has no clock, so each is a moment the checker chooses, and
+    /// like a fault it is budgeted: unbounded, a TTL node made again could
+    /// go again before its maker's next request every time, which a real
+    /// time to live (longer than a round trip) never lets happen for ever.
+    pub ttl_expiries: u8,
 }
 
 impl Default for StoreConfig {
@@ -58,6 +66,7 @@ impl Default for StoreConfig {
             child_order: ChildOrder::Hashed,
             servers: 1,
             lag: 1,
+            ttl_expiries: 1,
         }
     }
 }
@@ -114,8 +123,31 @@ struct Znode {
     order: Option<u64>,
     /// The number the counter gave it, if it was created sequential.
     number: Option<i32>,
-    /// Created as a container ([`CreateMode::Container`]).
-    container: bool,
+    /// Whether the server deletes it by itself, and when.
+    reaped: Reaped,
+}
+
+/// Whether the server's `ContainerManager` deletes a node by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Reaped {
+    Never,
+    /// A container ([`CreateMode::Container`]): once it has had a child and
+    /// has none.
+    Container,
+    /// A TTL node ([`CreateMode::PersistentWithTtl`]): once it has no
+    /// children and its time to live, which the model does not count, has
+    /// passed since it was last written.
+    Ttl,
+}
+
+impl Reaped {
+    fn of(mode: CreateMode) -> Reaped {
+        match mode {
+            CreateMode::Container => Reaped::Container,
+            mode if mode.is_ttl() => Reaped::Ttl,
+            _ => Reaped::Never,
+        }
+    }
 }
 
 /// What the server gave a sequential node when it created it: the value of
@@ -148,7 +180,7 @@ impl Znode {
             ephemeral_owner,
             order: None,
             number: None,
-            container: false,
+            reaped: Reaped::Never,
         }
     }
 }
@@ -192,13 +224,15 @@ pub struct Store {
     /// Watches from getData and exists (the server keeps both in one table).
     data_watches: Arc<BTreeSet<(Path, SessionId)>>,
     child_watches: Arc<BTreeSet<(Path, SessionId)>>,
-    /// Each container the server deleted and nobody has made again, with
-    /// how many children it had had created: a container made again at
-    /// that path goes on from there in the create order (its `cversion`
+    /// Each container or TTL node the server deleted and nobody has made
+    /// again, with how many children it had had created: a node made again
+    /// at that path goes on from there in the create order (its `cversion`
     /// starts again, as the server's does), so that the order of its
     /// children is the order of their czxids across both
-    /// ([`Store::creation_order`]). Empty unless containers are swept.
+    /// ([`Store::creation_order`]). Empty unless nodes are swept.
     swept: Arc<BTreeMap<Path, u64>>,
+    /// TTL nodes deleted so far, at most [`StoreConfig::ttl_expiries`].
+    ttl_swept: u8,
 }
 
 impl Default for Store {
@@ -228,6 +262,7 @@ impl Store {
             data_watches: Arc::default(),
             child_watches: Arc::default(),
             swept: Arc::default(),
+            ttl_swept: 0,
         }
     }
 
@@ -272,7 +307,9 @@ impl Store {
             child_watches: Arc::new(watches(&self.child_watches)),
             swept: {
                 if counts && !self.swept.is_empty() {
-                    renaming.refuse("a container was deleted: its create order goes on apart");
+                    renaming.refuse(
+                        "a container or TTL node was deleted: its create order goes on apart",
+                    );
                 }
                 Arc::new(
                     (self.swept.iter())
@@ -280,6 +317,7 @@ impl Store {
                         .collect(),
                 )
             },
+            ttl_swept: self.ttl_swept,
         }
     }
 
@@ -501,23 +539,37 @@ impl Store {
         fired
     }
 
-    /// The containers the server may delete now: each has had a child
-    /// (its `cversion` moved) and has none (`ContainerManager.getCandidates`,
-    /// which 3.8 runs every `znode.container.checkIntervalMs`). Sorted.
+    /// The nodes the server may delete now (`ContainerManager.getCandidates`,
+    /// which 3.8 runs every `znode.container.checkIntervalMs`), sorted: each
+    /// container that has had a child (its `cversion` moved) and has none,
+    /// and each TTL node with no children (its time to live, which the model
+    /// does not count, may have passed) while [`StoreConfig::ttl_expiries`]
+    /// allows one more.
     pub fn sweepable(&self) -> impl Iterator<Item = &Path> {
         (self.nodes.iter())
-            // The server's test is `cversion > 0` (it restarts with a
-            // container made again), which with no child is the counter's.
             .filter(|(path, node)| {
-                node.container
-                    && node.child_creates.wrapping_mul(2) > 0
-                    && self.children_of(path).next().is_none()
+                let reapable = match node.reaped {
+                    Reaped::Never => false,
+                    // The server's test is `cversion > 0` (it restarts with
+                    // a container made again), which with no child is the
+                    // counter's.
+                    Reaped::Container => node.child_creates.wrapping_mul(2) > 0,
+                    Reaped::Ttl => self.ttl_swept < self.config.ttl_expiries,
+                };
+                reapable && self.children_of(path).next().is_none()
             })
             .map(|(path, _)| path)
     }
 
-    /// The server deletes the empty container `path` in a transaction of
-    /// its own (`deleteContainer`), firing what a delete fires; `None`, and
+    /// Whether `path` is a TTL node.
+    pub fn has_ttl(&self, path: &Path) -> bool {
+        self.nodes
+            .get(path)
+            .is_some_and(|node| node.reaped == Reaped::Ttl)
+    }
+
+    /// The server deletes the empty container or TTL node `path` in a
+    /// transaction of its own (`deleteContainer`, for both), firing what a delete fires; `None`, and
     /// nothing done, if `path` is not one it may delete now
     /// ([`Store::sweepable`]).
     pub fn sweep(&mut self, path: &Path) -> Option<Vec<Notification>> {
@@ -525,6 +577,9 @@ impl Store {
             return None;
         }
         self.zxid += 1;
+        if self.nodes[path].reaped == Reaped::Ttl {
+            self.ttl_swept += 1;
+        }
         let creates = self.nodes[path].child_creates_unwrapped;
         Arc::make_mut(&mut self.swept).insert(path.clone(), creates);
         let mut fired = Vec::new();
@@ -737,7 +792,7 @@ impl Store {
         let mut node = Znode {
             order: number.map(|_| order),
             number,
-            container: mode == CreateMode::Container,
+            reaped: Reaped::of(mode),
             ..Znode::new(data.clone(), zxid, owner)
         };
         if self.swept.contains_key(&created) {

@@ -102,7 +102,7 @@ impl fmt::Display for ErrorCode {
     }
 }
 
-/// How a znode is created. TTL nodes are not modelled.
+/// How a znode is created.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CreateMode {
     Persistent,
@@ -116,15 +116,37 @@ pub enum CreateMode {
     /// conformance suite's finding; the owner it keeps inside is
     /// `EphemeralType.CONTAINER_EPHEMERAL_OWNER`, but no Stat carries it).
     Container,
+    /// A persistent node that the server deletes once it has no children
+    /// and has not been written for its time to live
+    /// (`CreateMode.PERSISTENT_WITH_TTL`, 3.5.3+, on a server started with
+    /// `zookeeper.extendedTypesEnabled=true`; its `ContainerManager` looks
+    /// at TTL nodes as it looks at containers). The model has no clock: the
+    /// time to live may have passed at any step, so a TTL node with no
+    /// children may go at any later step ([`Store::sweep`](super::Store::sweep)),
+    /// whether or not it ever had one. Its Stat shows ephemeral owner 0, as
+    /// a container's (`DataNode.getClientEphemeralOwner`); on the wire it
+    /// is `createTTL` with [`REAL_TTL_MS`].
+    PersistentWithTtl,
+    /// [`CreateMode::PersistentWithTtl`], sequential
+    /// (`PERSISTENT_SEQUENTIAL_WITH_TTL`).
+    PersistentSequentialWithTtl,
 }
 
+/// The time to live zoocheck gives a TTL node on a real server
+/// (`zoocheck replay --zk`, the conformance suites): an hour, so that none
+/// goes by itself while a sequence runs. The model, which has no clock,
+/// lets it go at any step; the conformance suite's sweep test gives its own.
+pub const REAL_TTL_MS: i64 = 3_600_000;
+
 impl CreateMode {
-    pub const ALL: [CreateMode; 5] = [
+    pub const ALL: [CreateMode; 7] = [
         CreateMode::Persistent,
         CreateMode::Ephemeral,
         CreateMode::PersistentSequential,
         CreateMode::EphemeralSequential,
         CreateMode::Container,
+        CreateMode::PersistentWithTtl,
+        CreateMode::PersistentSequentialWithTtl,
     ];
 
     pub fn is_ephemeral(self) -> bool {
@@ -137,7 +159,17 @@ impl CreateMode {
     pub fn is_sequential(self) -> bool {
         matches!(
             self,
-            CreateMode::PersistentSequential | CreateMode::EphemeralSequential
+            CreateMode::PersistentSequential
+                | CreateMode::EphemeralSequential
+                | CreateMode::PersistentSequentialWithTtl
+        )
+    }
+
+    /// Whether the node has a time to live.
+    pub fn is_ttl(self) -> bool {
+        matches!(
+            self,
+            CreateMode::PersistentWithTtl | CreateMode::PersistentSequentialWithTtl
         )
     }
 }

@@ -14,6 +14,8 @@ pub fn op(op: &Op) -> String {
                 CreateMode::PersistentSequential => "persistent sequential",
                 CreateMode::EphemeralSequential => "ephemeral sequential",
                 CreateMode::Container => "container",
+                CreateMode::PersistentWithTtl => "persistent with TTL",
+                CreateMode::PersistentSequentialWithTtl => "persistent sequential with TTL",
             };
             format!("create {path} ({mode})")
         }

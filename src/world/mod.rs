@@ -615,6 +615,17 @@ impl<R: Recipe> World<R> {
         }
     }
 
+    /// Whether a thread of `client` waits for an event ([`Recipe::waits`])
+    /// with none of its requests unanswered: a thread blocked in a call
+    /// waits for its reply in a loop that checks for it (the Java client's
+    /// `ClientCnxn.submitRequest`), so it wakes early from no spurious wake.
+    pub fn waiting(&self, state: &WorldState<R::State, R::Log>, client: ClientId) -> bool {
+        let library = state.net.client(client);
+        library.in_flight().len() == 0
+            && library.queued().len() == 0
+            && self.recipe(client).waits(&state.processes[client].recipe)
+    }
+
     /// Creates the starting tree ([`World::tree`]) on the server; answers
     /// the session of the dead process its ephemerals belong to, if any,
     /// for the server to expire.
@@ -651,6 +662,12 @@ impl<R: Recipe> World<R> {
                 state.dead_sessions.insert(state.net.session(client));
                 let deliveries = state.net.abandon(client);
                 self.deliver(state, client, deliveries);
+            }
+            Fate::Wakes => {
+                let me = self.incarnation(state, client);
+                let mut effects = Effects::on(state.net.session(client));
+                self.recipes[client].wake(me, &mut state.processes[client].recipe, &mut effects);
+                self.effect(state, client, effects);
             }
             Fate::Restarts => {
                 process.restarts += 1;
@@ -719,13 +736,7 @@ impl<R: Recipe> World<R> {
                 input,
                 &mut effects,
             );
-            for observation in effects.observations {
-                self.observe(state, client, observation);
-            }
-            let mut answered = Vec::new();
-            for op in effects.requests {
-                answered.extend(state.net.submit(client, op));
-            }
+            let answered = self.effects(state, client, effects);
             // `pending` is reversed (the next input is last): queue at the front.
             pending.splice(0..0, answered.into_iter().rev().map(Input::from));
         }
@@ -734,6 +745,36 @@ impl<R: Recipe> World<R> {
         if process.timer && !self.recipes[client].is_busy(&process.recipe) {
             process.timer = false;
         }
+    }
+
+    /// Does what the recipe of `client` said, in order: what it observed,
+    /// then the requests it sent; answers what its client library answered
+    /// at once (a request on a dead session).
+    fn effects(
+        &self,
+        state: &mut WorldState<R::State, R::Log>,
+        client: ClientId,
+        effects: Effects<R::Fact>,
+    ) -> Vec<Delivery> {
+        for observation in effects.observations {
+            self.observe(state, client, observation);
+        }
+        let mut answered = Vec::new();
+        for op in effects.requests {
+            answered.extend(state.net.submit(client, op));
+        }
+        answered
+    }
+
+    /// [`World::effects`], then hands the recipe what its library answered.
+    fn effect(
+        &self,
+        state: &mut WorldState<R::State, R::Log>,
+        client: ClientId,
+        effects: Effects<R::Fact>,
+    ) {
+        let answered = self.effects(state, client, effects);
+        self.deliver(state, client, answered);
     }
 
     /// Hands the recipe what its client library delivered.
@@ -1104,15 +1145,14 @@ impl<R: Recipe> Model for World<R> {
         // none of them: no client library has sent a request or read a
         // zxid, so none differs from another but by its session.
         for path in self.shared().setup() {
-            let container =
-                self.shared().container_directory() && &path == self.shared().directory();
+            let mode = match &path == self.shared().directory() {
+                true => self.shared().directory_mode(),
+                false => CreateMode::Persistent,
+            };
             let create = Op::Create {
                 path,
                 data: None,
-                mode: match container {
-                    true => CreateMode::Container,
-                    false => CreateMode::Persistent,
-                },
+                mode,
             };
             net.store.apply(net.session(0), &create);
         }

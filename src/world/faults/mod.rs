@@ -65,6 +65,7 @@ kinds! {
     LoseReply in lose_reply,
     Abandon in abandon,
     Move in r#move,
+    Wake in wake,
 }
 
 impl Kind {
@@ -111,10 +112,17 @@ pub struct Situation {
     /// Its library gives its session up on its own clock
     /// ([`crate::client::Library::gives_up`]).
     pub gives_up: bool,
+    /// A thread of it waits for an event ([`crate::recipe::Recipe::waits`]).
+    pub waiting: bool,
 }
 
 impl Situation {
-    pub fn of<S, L>(state: &WorldState<S, L>, client: ClientId, expire_anytime: bool) -> Situation {
+    pub fn of<S, L>(
+        state: &WorldState<S, L>,
+        client: ClientId,
+        expire_anytime: bool,
+        waiting: bool,
+    ) -> Situation {
         let library = state.net.client(client).state();
         let link = &state.net.links[client];
         Situation {
@@ -127,6 +135,7 @@ impl Situation {
             servers: state.net.ensemble.servers() as u8,
             held: state.net.held(client),
             gives_up: state.net.client(client).library().gives_up,
+            waiting,
         }
     }
 
@@ -162,6 +171,9 @@ pub enum Fate {
     /// (each queued request `SESSIONEXPIRED`), while the server keeps the
     /// session and its ephemerals until it times out.
     LosesSession,
+    /// Its waiting thread wakes with nothing to read
+    /// ([`crate::recipe::Recipe::wake`]).
+    Wakes,
 }
 
 /// A fault's words in a trace, given what the state it hits adds.
@@ -224,6 +236,9 @@ pub struct Bounds<'a> {
     pub budget: &'a FaultBudget,
     /// Servers in the ensemble (1: a standalone server).
     pub servers: u8,
+    /// The recipe has a thread that waits for an event
+    /// ([`crate::recipe::Recipe::declares_waits`]).
+    pub waits: bool,
 }
 
 /// Everything about one kind of fault, whatever its type: its
@@ -454,6 +469,7 @@ impl Fault {
             servers: 2,
             held: false,
             gives_up: true,
+            waiting: false,
         };
         let applied = *(kind.declaration().received)(&one_in_flight).start();
         Fault {
@@ -516,10 +532,11 @@ pub fn enabled<S, L>(
     expire_anytime: bool,
     state: &WorldState<S, L>,
     targeted: impl Fn(ClientId, &Target) -> bool,
+    waiting: impl Fn(ClientId) -> bool,
     mut emit: impl FnMut(Fault) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
     for client in 0..state.processes.len() {
-        let at = Situation::of(state, client, expire_anytime);
+        let at = Situation::of(state, client, expire_anytime, waiting(client));
         for declaration in &DECLARATIONS {
             let kind = declaration.kind;
             if !(declaration.when)(&at) {
@@ -577,16 +594,19 @@ mod tests {
                     flags.into_iter().any(|session_alive| {
                         flags.into_iter().any(|expire_anytime| {
                             flags.into_iter().any(|held| {
-                                (declaration.when)(&Situation {
-                                    status: Status::Running,
-                                    connected: true,
-                                    knows_disconnected: false,
-                                    session_alive,
-                                    in_flight,
-                                    expire_anytime,
-                                    servers,
-                                    held,
-                                    gives_up: true,
+                                flags.into_iter().any(|waiting| {
+                                    (declaration.when)(&Situation {
+                                        status: Status::Running,
+                                        connected: true,
+                                        knows_disconnected: false,
+                                        session_alive,
+                                        in_flight,
+                                        expire_anytime,
+                                        servers,
+                                        held,
+                                        gives_up: true,
+                                        waiting,
+                                    })
                                 })
                             })
                         })
@@ -615,6 +635,7 @@ mod tests {
             servers: 1,
             held: false,
             gives_up: true,
+            waiting: false,
         };
         let when = Kind::Abandon.declaration().when;
         assert!(when(&cut_off));

@@ -52,15 +52,16 @@ impl StepKind for Strike {
                 .unwrap_or_default(),
         };
         // A library that gives up its session tells the recipe at once.
-        let heard = if fault.kind.declaration().fate == Fate::LosesSession {
-            let c = fault.client;
-            format!(
+        let c = fault.client;
+        let heard = match fault.kind.declaration().fate {
+            Fate::LosesSession => format!(
                 "; c{c} hears {}{}",
                 expired(before, after, c),
                 reaction::<R>(before, after, c, observed)
-            )
-        } else {
-            String::new()
+            ),
+            // A woken thread does what its recipe does on a wake.
+            Fate::Wakes => reaction::<R>(before, after, c, observed),
+            _ => String::new(),
         };
         format!(
             "FAULT: {}{aimed}{}{heard}{}",
@@ -82,6 +83,7 @@ impl OtherStep for Strike {
             world.expire_anytime,
             state,
             |client, target| world.aimed_at(state, client, target),
+            |client| world.waiting(state, client),
             emit,
         )
     }

@@ -1,9 +1,9 @@
 //! `Sweep(k)`: the server's `ContainerManager` deletes the `k`-th (in path
-//! order) of the containers it may delete now: each has had a child and has
-//! none ([`crate::store::Store::sweepable`]). A 3.8 server looks every
+//! order) of the nodes it may delete now: each container that has had a
+//! child and has none, and each TTL node with no children
+//! ([`crate::store::Store::sweepable`]). A 3.8 server looks every
 //! `znode.container.checkIntervalMs`, so it happens eventually, and a
-//! recipe's create under the container can come just before it or just
-//! after.
+//! recipe's create under the node can come just before it or just after.
 
 use std::ops::ControlFlow;
 
@@ -15,8 +15,8 @@ use crate::world::{World, WorldState};
 
 pub struct Sweep;
 
-/// The `k`-th container the server may delete in `state`.
-fn container<S, L>(state: &WorldState<S, L>, k: u8) -> Option<Path> {
+/// The `k`-th node the server may delete in `state`.
+fn candidate<S, L>(state: &WorldState<S, L>, k: u8) -> Option<Path> {
     state.net.store.sweepable().nth(usize::from(k)).cloned()
 }
 
@@ -24,7 +24,7 @@ impl StepKind for Sweep {
     type Of = u8;
     const NAME: &'static str = "sweep";
     const MEANING: &'static str =
-        "the server deletes an empty container that has had a child (its ContainerManager)";
+        "the server deletes an empty container that has had a child, or a TTL node with no children (its ContainerManager)";
     const PROGRESS: bool = true;
     const OWN: bool = false;
     const AMPLE: Ample = Ample::Never;
@@ -35,14 +35,14 @@ impl StepKind for Sweep {
         next: &mut WorldState<R::State, R::Log>,
         k: u8,
     ) -> Option<()> {
-        let path = container(next, k)?;
+        let path = candidate(next, k)?;
         let fired = next.net.sweep(&path)?;
         world.wake(next, &fired, 0);
         Some(())
     }
 
     fn label(k: u8) -> String {
-        format!("server deletes empty container {k}")
+        format!("server deletes empty container or TTL node {k}")
     }
 
     fn words<R: Recipe>(
@@ -52,9 +52,15 @@ impl StepKind for Sweep {
         after: &WorldState<R::State, R::Log>,
         _: &[(ClientId, Observation<R::Fact>)],
     ) -> String {
-        let path = container(before, k).map_or_else(|| "?".to_string(), |path| path.to_string());
+        let Some(path) = candidate(before, k) else {
+            return format!("server deletes empty node {k}, which is not there");
+        };
+        let what = match before.net.store.has_ttl(&path) {
+            true => "the TTL node",
+            false => "the empty container",
+        };
         format!(
-            "server deletes the empty container {path} (deleteContainer){}",
+            "server deletes {what} {path} (deleteContainer){}",
             fired(before, after)
         )
     }
