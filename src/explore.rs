@@ -22,7 +22,7 @@
 //! world's by its place ([`MAX_PROPERTIES`] of them).
 
 use std::hash::{DefaultHasher, Hash, Hasher};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU16, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use stateright::{Model, Property};
@@ -291,7 +291,7 @@ pub struct Control<R: Recipe> {
     pub phases: AtomicU64,
     /// The fault kinds injected on some path the search took, as bits over
     /// [`crate::world::faults::Kind`].
-    pub faults: AtomicU8,
+    pub faults: AtomicU16,
     /// Steps the search took that did not raise
     /// [`termination::rank`](crate::properties::termination::rank): while
     /// none did, the graph has no cycle.
@@ -304,7 +304,7 @@ impl<R: Recipe> Default for Control<R> {
             halt: AtomicBool::new(false),
             panic: Mutex::new(None),
             phases: AtomicU64::new(0),
-            faults: AtomicU8::new(0),
+            faults: AtomicU16::new(0),
             unranked_steps: AtomicU64::new(0),
         }
     }

@@ -846,7 +846,7 @@ impl Coverage {
             faults: world
                 .budget
                 .kinds()
-                .map(|(kind, _)| (kind.name(), faults & 1 << kind as u8 != 0))
+                .map(|(kind, _)| (kind.name(), faults & 1 << kind as u16 != 0))
                 .collect(),
         }
     }

@@ -434,11 +434,12 @@ impl Spent {
     }
 
     /// The kinds that struck, as bits by [`Kind`].
-    pub fn kind_bits(&self, budget: &FaultBudget) -> u8 {
+    pub fn kind_bits(&self, budget: &FaultBudget) -> u16 {
+        const _: () = assert!(KINDS <= 16, "a kind's bit must fit in kind_bits");
         Kind::ALL
             .into_iter()
             .filter(|kind| self.of(*kind, budget) > 0)
-            .fold(0, |bits, kind| bits | 1 << kind as u8)
+            .fold(0, |bits, kind| bits | 1 << kind as u16)
     }
 }
 
