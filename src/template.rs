@@ -81,6 +81,9 @@ pub fn scenario(recipe: &dyn AnyRecipe, description: &str) -> String {
         "# sequence_bits = 32     # width of the sequence counter: small reaches its overflow\n",
     );
     out.push_str(
+        "# version_bits = 32      # width of a node's data version: small reaches its wrap (and -1, which matches any)\n",
+    );
+    out.push_str(
         "# child_order = \"hashed\" # the order getChildren answers in: hashed | reversed\n",
     );
     out.push_str(

@@ -216,6 +216,17 @@ fn store_settings_outside_their_range_are_refused() {
         "scenarios/lock/broken.toml: `store.sequence_bits`: 64; expected 2 to 32"
     );
     assert_eq!(
+        error_of(&replaced(
+            "[expect]",
+            "[store]\nversion_bits = 1\n\n[expect]"
+        )),
+        "scenarios/lock/broken.toml: `store.version_bits`: 1; expected 2 to 32"
+    );
+    assert_eq!(
+        error_of(&replaced("[expect]", "[store]\nversion_bits = -3\n\n[expect]")),
+        "scenarios/lock/broken.toml: `store.version_bits`: invalid value: integer `-3`, expected a whole number from 2 to 32 (line 11)"
+    );
+    assert_eq!(
         error_of(&replaced("[expect]", "[store]\nchild_order = \"sorted\"\n\n[expect]")),
         "scenarios/lock/broken.toml: `store.child_order`: \"sorted\"; expected one of hashed, reversed"
     );

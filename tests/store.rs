@@ -3072,3 +3072,60 @@ fn a_ttl_node_takes_children_of_any_kind_and_is_no_ephemeral() {
     store.expire(s);
     assert!(store.exists(&p("/t")), "no session owns it");
 }
+
+// ---------------------------------------------------------------------------
+// The data version's width (`StoreConfig::version_bits`): a Java `int` on
+// the server (`PrepRequestProcessor.checkAndIncVersion`), narrower in a
+// model that wants to reach its wrap.
+// ---------------------------------------------------------------------------
+
+/// At 2 bits the version goes 0, 1, -2, -1, 0: at -1 a version-checked
+/// write cannot tell "the version I read" from "any version", so a write
+/// made between a read and the write it checks goes unseen.
+#[test]
+fn a_data_version_wraps_at_its_width_through_minus_one_which_matches_any() {
+    let mut store = Store::new(StoreConfig {
+        version_bits: 2,
+        ..StoreConfig::default()
+    });
+    let s = store.open_session();
+    let t = store.open_session();
+    mk(&mut store, s, "/v");
+    let mut seen = vec![stat(&store, "/v").version];
+    for _ in 0..4 {
+        let before = *seen.last().unwrap();
+        assert!(set(&mut store, s, "/v", b"w", before).result.is_ok());
+        seen.push(stat(&store, "/v").version);
+    }
+    assert_eq!(seen, [0, 1, -2, -1, 0]);
+    // A compare-and-set: read at version 1, another session writes, the
+    // write checked against 1 is refused.
+    set(&mut store, s, "/v", b"a", ANY_VERSION);
+    assert_eq!(stat(&store, "/v").version, 1);
+    set(&mut store, t, "/v", b"b", 1);
+    assert_eq!(
+        set(&mut store, s, "/v", b"c", 1).result,
+        Err(ErrorCode::BadVersion)
+    );
+    // Read at -1, another session writes (to 0), the write checked against
+    // -1 goes through over it.
+    set(&mut store, t, "/v", b"d", ANY_VERSION);
+    assert_eq!(stat(&store, "/v").version, -1);
+    set(&mut store, t, "/v", b"e", -1);
+    assert_eq!(stat(&store, "/v").version, 0);
+    assert!(
+        set(&mut store, s, "/v", b"f", -1).result.is_ok(),
+        "-1 matches any version"
+    );
+    // delete and check compare the same way.
+    let d = store.apply(
+        s,
+        &Op::Delete {
+            path: p("/v"),
+            version: 0,
+        },
+    );
+    assert_eq!(d.result, Err(ErrorCode::BadVersion), "the version is 1 now");
+    assert_eq!(wrapping_next(i32::MAX, 32), i32::MIN, "the server's width");
+    assert_eq!(wrapping_next(-2, 32), -1);
+}

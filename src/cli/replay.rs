@@ -329,6 +329,15 @@ fn replay_on_server(
         );
         return Ok(ExitCode::from(1));
     }
+    let bits = scenario.store.version_bits;
+    if bits != 32 {
+        outln!(
+            "not confirmed: {} counts data versions in {bits} bits (`store.version_bits`); a \
+             real server counts in 32, and no replay can write 2^31 times",
+            saved.scenario
+        );
+        return Ok(ExitCode::from(1));
+    }
     let journaled = scenario.world().journal(&saved.property, &saved.actions);
     let mut server = zoocheck::real::RealServer::start(address)
         .map_err(|error| UsageError(format!("--zk {address}: {error}")))?;

@@ -95,6 +95,7 @@ fn one() -> u8 {
 #[serde(deny_unknown_fields, default)]
 struct StoreSection {
     sequence_bits: Option<u32>,
+    version_bits: Option<u32>,
     child_order: Option<String>,
     servers: Option<i64>,
     lag: Option<i64>,
@@ -799,6 +800,12 @@ fn store(section: &StoreSection, errors: &Errors) -> Result<StoreConfig, Scenari
         }
         store.sequence_bits = bits;
     }
+    if let Some(bits) = section.version_bits {
+        if !(2..=32).contains(&bits) {
+            return Err(errors.at("store.version_bits", format!("{bits}; expected 2 to 32")));
+        }
+        store.version_bits = bits;
+    }
     if let Some(order) = &section.child_order {
         store.child_order = match order.as_str() {
             "hashed" => ChildOrder::Hashed,
@@ -1057,7 +1064,7 @@ fn for_people(message: &str, key: &str) -> String {
         format!("a whole number from 0 to {FAULT_BUDGET_MAX}")
     } else if key == "clients" {
         format!("a whole number from 1 to {CLIENTS_MAX}")
-    } else if key == "store.sequence_bits" {
+    } else if key == "store.sequence_bits" || key == "store.version_bits" {
         "a whole number from 2 to 32".to_string()
     } else {
         "a whole number".to_string()

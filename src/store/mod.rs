@@ -42,6 +42,15 @@ pub struct StoreConfig {
     /// 2147483647 comes `-2147483648`. A model with a width of 3 reaches the
     /// same signed overflow after 3 creates (`0000000003` then `-000000004`).
     pub sequence_bits: u32,
+    /// Width in bits of each node's data version, which every `setData`
+    /// moves on by one and a version-checked `setData`, `delete` or
+    /// `check` compares. The server's is a Java `int` (32:
+    /// `PrepRequestProcessor.checkAndIncVersion` answers `currentVersion +
+    /// 1`), so after 2147483647 comes `-2147483648`, and after `-2` comes
+    /// `-1`, the version that matches any version: a client that read
+    /// version -1 and writes with it overwrites whatever came between. A
+    /// model with a width of 2 reaches that after 3 writes.
+    pub version_bits: u32,
     /// The order `getChildren` answers in.
     pub child_order: ChildOrder,
     /// Servers in the ensemble: 1, a standalone server, or a leader and
@@ -63,6 +72,7 @@ impl Default for StoreConfig {
     fn default() -> StoreConfig {
         StoreConfig {
             sequence_bits: 32,
+            version_bits: 32,
             child_order: ChildOrder::Hashed,
             servers: 1,
             lag: 1,
@@ -248,6 +258,10 @@ impl Store {
         assert!(
             (2..=32).contains(&config.sequence_bits),
             "sequence_bits must be 2 to 32"
+        );
+        assert!(
+            (2..=32).contains(&config.version_bits),
+            "version_bits must be 2 to 32"
         );
         let nodes = SPECIAL_PATHS
             .iter()
@@ -883,7 +897,7 @@ impl Store {
             .get_mut(path)
             .expect("checked above");
         node.data = data.clone();
-        node.version = node.version.wrapping_add(1);
+        node.version = wrapping_next(node.version, self.config.version_bits);
         node.mzxid = zxid;
         self.fire(Table::Data, path, EventType::NodeDataChanged, None, fired);
         Ok(self.stat(path).expect("the node exists"))
@@ -1036,14 +1050,7 @@ impl Store {
     /// The next value of a create counter, wrapping at the configured width the
     /// way a Java `int` wraps at 32 bits.
     fn next_child_create(&self, counter: i32) -> i32 {
-        let bits = self.config.sequence_bits;
-        let max = ((1i64 << (bits - 1)) - 1) as i32;
-        let min = (-(1i64 << (bits - 1))) as i32;
-        if counter == max {
-            min
-        } else {
-            counter + 1
-        }
+        wrapping_next(counter, self.config.sequence_bits)
     }
 
     /// The paths of a node's direct children, sorted.
@@ -1103,6 +1110,18 @@ fn event(kind: EventType, path: &Path) -> WatchEvent {
 
 fn valid(path: &Path) -> Result<(), ErrorCode> {
     path::validate(path.as_str(), false).map_err(|_| ErrorCode::BadArguments)
+}
+
+/// `value + 1` in a signed integer `bits` wide (2 to 32): past the largest
+/// comes the smallest, as a Java `int` goes at 32.
+pub fn wrapping_next(value: i32, bits: u32) -> i32 {
+    let max = ((1i64 << (bits - 1)) - 1) as i32;
+    let min = (-(1i64 << (bits - 1))) as i32;
+    if value >= max {
+        min
+    } else {
+        value + 1
+    }
 }
 
 fn check_version(current: i32, expected: i32) -> Result<(), ErrorCode> {
