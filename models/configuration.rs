@@ -40,14 +40,28 @@
 //!   hears of the first change only;
 //! - `keeps_old_watch` (`after_renewal = "keeps_value"`): after a renewal
 //!   the reader carries on with the value it held, as if its watch had
-//!   outlived its session; the next write goes unheard.
+//!   outlived its session; the next write goes unheard;
+//! - `persistent` (`watches = "persistent"`, `on_reconnect = "reads_again"`):
+//!   Curator's `CuratorCache`. One `addWatch` persistent before the first
+//!   read, which stays after it fires, and reads without a watch. A
+//!   persistent watch comes back on a reconnect (`SetWatches2`) with no
+//!   event for what changed meanwhile (ZOOKEEPER-4698), so it reads again,
+//!   and sets the watch again, on every reconnect, as `CuratorCacheImpl`
+//!   and its `PersistentWatcher` do; with `on_reconnect = "waits"` it is
+//!   stale for ever after a write it missed while cut off. With
+//!   `watches = "persistent_with_watched_read"` its first read sets a
+//!   one-shot watch too, which the server, keeping one mode per path and
+//!   session, puts in the persistent watch's place (ZOOKEEPER-4466, fixed in
+//!   3.9): it hears of the first change only.
 
 use crate::properties::Promise;
 
 use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
-use crate::store::{data, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION};
+use crate::store::{
+    data, AddWatchMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
+};
 use crate::world::{Run, World, WorldState};
 
 /// The configuration znode, which the world creates (without data: value 0).
@@ -62,6 +76,17 @@ crate::knob_value! {
         AfterEachRead = "after_each_read",
         /// with its first read only: it reads again on a change without a watch, so it hears of the first change only
         FirstRead = "first_read",
+        /// once, with `addWatch` persistent before its first read, which stays after it fires; every read is without a watch (Curator's `CuratorCache`)
+        Persistent = "persistent",
+        /// as `persistent`, but its first read sets a watch too: the server keeps one mode per path and session, so that one-shot watch makes the persistent one one-shot, and it goes with the first change (ZOOKEEPER-4466, fixed in 3.9)
+        PersistentWithWatchedRead = "persistent_with_watched_read",
+    }
+}
+
+impl Watches {
+    /// Whether the reader watches with `addWatch`.
+    fn persistent(self) -> bool {
+        matches!(self, Watches::Persistent | Watches::PersistentWithWatchedRead)
     }
 }
 
@@ -116,6 +141,16 @@ impl Knobs {
     };
     pub const KEEPS_OLD_WATCH: Knobs = Knobs {
         after_renewal: AfterRenewal::KeepsValue,
+        ..Knobs::REFERENCE
+    };
+    /// Curator's `CuratorCache`: a persistent watch, and a read again on
+    /// every reconnect (`CuratorCacheImpl` rebuilds on `RECONNECTED`, and
+    /// its `PersistentWatcher` sets the watch again): the server sets a
+    /// persistent watch again on reconnect with no event for a change
+    /// made meanwhile (ZOOKEEPER-4698).
+    pub const PERSISTENT: Knobs = Knobs {
+        watches: Watches::Persistent,
+        on_reconnect: OnReconnect::ReadsAgain,
         ..Knobs::REFERENCE
     };
 }
@@ -201,13 +236,21 @@ impl Configuration {
         }
     }
 
-    /// Step 2 (and 3): read, and set the watch as `watches` says.
+    /// Step 2 (and 3): read, and set the watch as `watches` says. `first`:
+    /// the first read of a session, or one after a reconnect, before which
+    /// a persistent reader sets its watch (again).
     fn read(&self, state: &mut State, first: bool, out: &mut Effects) {
         state.phase = Phase::Reading;
+        if first && self.knobs.watches.persistent() {
+            out.send(Op::AddWatch {
+                path: self.config.clone(),
+                mode: AddWatchMode::Persistent,
+            });
+        }
         let watch = match self.knobs.watches {
             Watches::EachRead => true,
-            Watches::AfterEachRead => false,
-            Watches::FirstRead => first,
+            Watches::AfterEachRead | Watches::Persistent => false,
+            Watches::FirstRead | Watches::PersistentWithWatchedRead => first,
         };
         out.send(Op::GetData {
             path: self.config.clone(),
@@ -338,7 +381,7 @@ impl Recipe for Configuration {
                 if state.phase == Phase::Holding
                     && self.knobs.on_reconnect == OnReconnect::ReadsAgain =>
             {
-                self.read(state, false, out)
+                self.read(state, self.knobs.watches.persistent(), out)
             }
             Input::Session(SessionEvent::Disconnected | SessionEvent::SyncConnected) => {}
         }
@@ -380,6 +423,7 @@ impl Catalogued for Configuration {
             ("read_then_watch", "reads without a watch, then sets one with exists: misses a write between"),
             ("one_shot", "reads again on a change without a watch: hears of the first change only"),
             ("keeps_old_watch", "after a renewed session goes on with the value it held, as if its watch had outlived the session"),
+            ("persistent", "watches with addWatch persistent once, reads without a watch, and reads again (setting the watch again) on every reconnect (Curator's CuratorCache)"),
         ],
         commands: &[
             ("read", "read the configuration and follow it"),
@@ -396,6 +440,7 @@ impl Catalogued for Configuration {
         ("read_then_watch", Knobs::READ_THEN_WATCH),
         ("one_shot", Knobs::ONE_SHOT),
         ("keeps_old_watch", Knobs::KEEPS_OLD_WATCH),
+        ("persistent", Knobs::PERSISTENT),
     ];
     const COMMANDS: &'static [(&'static str, Command)] =
         &[("read", Command::Read), ("write", Command::Write)];

@@ -54,6 +54,7 @@ pub enum Call {
     GetChildren(String, bool),
     Sync(String),
     Multi(Vec<MultiCall>),
+    AddWatch(String, AddWatchMode),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -110,6 +111,10 @@ impl Call {
                 path: under(root, path),
             },
             Call::Multi(ops) => Op::Multi(ops.iter().map(|op| op.to_op(root)).collect()),
+            Call::AddWatch(path, mode) => Op::AddWatch {
+                path: under(root, path),
+                mode: *mode,
+            },
         }
     }
 }
@@ -181,6 +186,7 @@ pub enum SeenReply {
     Multi(Vec<i32>, Vec<SeenMulti>),
     Closed,
     Reopened,
+    WatchAdded,
 }
 
 /// One step's observations: the reply, and each session's watch events as a
@@ -412,6 +418,7 @@ impl Normalizer {
                 norm.stat(stat),
             ),
             Ok(Response::Synced { .. }) => SeenReply::Synced,
+            Ok(Response::WatchAdded) => SeenReply::WatchAdded,
             Ok(Response::Multi(outcome)) => {
                 let results = match outcome {
                     MultiOutcome::Committed(results) => results
@@ -727,6 +734,9 @@ fn rust_call(call: &Call) -> String {
         Call::GetData(path, watch) => format!("Call::GetData({}, {watch})", p(path)),
         Call::GetChildren(path, watch) => format!("Call::GetChildren({}, {watch})", p(path)),
         Call::Sync(path) => format!("Call::Sync({})", p(path)),
+        Call::AddWatch(path, mode) => {
+            format!("Call::AddWatch({}, AddWatchMode::{mode:?})", p(path))
+        }
         Call::Multi(ops) => {
             let ops: Vec<String> = ops
                 .iter()

@@ -247,6 +247,7 @@ fn sets_watch(op: &Op) -> bool {
         Op::Exists { watch, .. } | Op::GetData { watch, .. } | Op::GetChildren { watch, .. } => {
             *watch
         }
+        Op::AddWatch { .. } => true,
         _ => false,
     }
 }

@@ -372,6 +372,10 @@ fn watches<S, L>(state: &WorldState<S, L>, c: usize) -> Option<String> {
                 })
                 .collect();
             held.extend(named("children", &mut child.into_iter()));
+            for (path, mode, child_only) in store.persistent_watches_of(client.session()) {
+                let table = if child_only { " (children only)" } else { "" };
+                held.push(format!("{} {path}{table}", mode.name()));
+            }
             (held, "")
         }
         ConnState::Connected | ConnState::Disconnected => {
@@ -379,6 +383,8 @@ fn watches<S, L>(state: &WorldState<S, L>, c: usize) -> Option<String> {
             let mut held = named("data", &mut kept.data.iter());
             held.extend(named("exists", &mut kept.exist.iter()));
             held.extend(named("children", &mut kept.child.iter()));
+            held.extend(named("persistent", &mut kept.persistent.iter()));
+            held.extend(named("persistent recursive", &mut kept.recursive.iter()));
             (held, " (its library's, to re-send on reconnecting)")
         }
         ConnState::Expired | ConnState::Closed => return None,

@@ -687,7 +687,9 @@ fn set_watches_carries_the_zxid_of_the_last_reply_and_goes_before_queued_request
             relative_zxid: last,
             data: vec![p("/d")],
             exist: vec![p("/x")],
-            child: vec![p("/d")]
+            child: vec![p("/d")],
+            persistent: vec![],
+            recursive: vec![],
         }
     );
     // B changes /d while A is away; A queues a request that would change it again.

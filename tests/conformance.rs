@@ -45,7 +45,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use rand_chacha::rand_core::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use zoocheck::conformance::*;
-use zoocheck::store::{CreateMode, Stat, ANY_VERSION, REAL_TTL_MS};
+use zoocheck::store::{AddWatchMode, CreateMode, Stat, ANY_VERSION, REAL_TTL_MS};
 use zookeeper_client as zk;
 
 mod common;
@@ -110,7 +110,7 @@ impl Generator {
                 action: Action::Reopen,
             };
         }
-        let roll = self.below(100);
+        let roll = self.below(106);
         let action = match roll {
             0..=2 => Action::Close,
             3..=30 => Action::Op(self.create(sim)),
@@ -128,7 +128,15 @@ impl Generator {
             63..=72 => Action::Op(Call::GetData(self.path(sim), self.chance(60))),
             73..=84 => Action::Op(Call::GetChildren(self.parent(sim), self.chance(60))),
             85..=97 => Action::Op(self.multi(sim)),
-            _ => Action::Op(Call::Sync(self.path(sim))),
+            98..=99 => Action::Op(Call::Sync(self.path(sim))),
+            // A persistent or recursive watch, on a path or its parent.
+            _ => {
+                let path = match self.chance(50) {
+                    true => self.path(sim),
+                    false => self.parent(sim),
+                };
+                Action::Op(Call::AddWatch(path, *self.pick(&AddWatchMode::ALL)))
+            }
         };
         Step { session, action }
     }
@@ -447,6 +455,19 @@ impl RealRun {
                 Ok(()) => SeenReply::Synced,
                 Err(error) => SeenReply::Error(code_name(&error)),
             },
+            Call::AddWatch(path, mode) => {
+                let mode = match mode {
+                    AddWatchMode::Persistent => zk::AddWatchMode::Persistent,
+                    AddWatchMode::PersistentRecursive => zk::AddWatchMode::PersistentRecursive,
+                };
+                match client.watch(&full(path), mode).await {
+                    Ok(watcher) => {
+                        self.watches[slot].push(PendingWatch::Persistent(watcher));
+                        SeenReply::WatchAdded
+                    }
+                    Err(error) => SeenReply::Error(code_name(&error)),
+                }
+            }
             Call::Multi(ops) => self.multi(client, ops).await,
         }
     }
@@ -507,9 +528,6 @@ impl RealRun {
         }
     }
 
-    /// One round trip per open session (the server queues a notification
-    /// before any later reply on the same connection), then every watcher that
-    /// fired. Session events (a closed session's watchers) are not watch events.
     /// Waits (up to 5 s) for a real server's sweep: what each session
     /// heard by the time session 1 heard something.
     async fn heard_by_session_1(&mut self) -> Result<Vec<BTreeSet<String>>, String> {
@@ -544,6 +562,9 @@ impl RealRun {
         Ok(())
     }
 
+    /// One round trip per open session (the server queues a notification
+    /// before any later reply on the same connection), then every watcher that
+    /// fired. Session events (a closed session's watchers) are not watch events.
     async fn collect_events(&mut self) -> Result<Vec<BTreeSet<String>>, String> {
         let mut all = Vec::with_capacity(SESSIONS);
         for slot in 0..SESSIONS {

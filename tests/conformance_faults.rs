@@ -89,8 +89,8 @@ use zoocheck::client::{ConnState, Delivery, SessionEvent, Xid};
 use zoocheck::conformance::{under, Call, Normalizer};
 use zoocheck::net::{ClientId, Net};
 use zoocheck::store::{
-    self, CreateMode, ErrorCode, Op, OpResult, Response, SessionId, Stat, Store, StoreConfig,
-    ANY_VERSION,
+    self, AddWatchMode, CreateMode, ErrorCode, Op, OpResult, Response, SessionId, Stat, Store,
+    StoreConfig, ANY_VERSION,
 };
 
 // Of the shared helpers this suite uses only the server lookup, the
@@ -623,6 +623,14 @@ fn command(call: &Call, root: &str) -> String {
         Call::GetChildren(path, watch) => format!("children {} {}", at(path), u8::from(*watch)),
         Call::Sync(path) => format!("sync {}", at(path)),
         Call::Multi(_) => unreachable!("sequences have no multi"),
+        Call::AddWatch(path, mode) => format!(
+            "addwatch {} {}",
+            at(path),
+            match mode {
+                AddWatchMode::Persistent => "P",
+                AddWatchMode::PersistentRecursive => "R",
+            }
+        ),
     }
 }
 
@@ -648,6 +656,7 @@ fn words(call: &Call) -> String {
         }
         Call::Sync(path) => format!("sync {}", shown(path)),
         Call::Multi(_) => "multi".into(),
+        Call::AddWatch(path, mode) => format!("addWatch {} {}", shown(path), mode.name()),
     }
 }
 
@@ -674,7 +683,7 @@ const PARENTS: [&str; 3] = ["", "a", "b"];
 /// A call, mostly on nodes that exist (or, for a create, whose parent does),
 /// so that few calls end in `NONODE`.
 fn random_call(rng: &mut ChaCha8Rng, store: &Store) -> Call {
-    let kind = below(rng, 20);
+    let kind = below(rng, 22);
     call_of_kind(rng, store, kind)
 }
 
@@ -684,8 +693,11 @@ fn random_change(rng: &mut ChaCha8Rng, store: &Store) -> Call {
     call_of_kind(rng, store, kind)
 }
 
-/// A read that leaves a watch.
+/// A read that leaves a watch, or now and then an `addWatch`.
 fn watching_read(rng: &mut ChaCha8Rng, store: &Store) -> Call {
+    if below(rng, 5) == 0 {
+        return call_of_kind(rng, store, 20);
+    }
     let kind = 10 + below(rng, 9);
     match call_of_kind(rng, store, kind) {
         Call::Exists(path, _) => Call::Exists(path, true),
@@ -736,7 +748,15 @@ fn call_of_kind(rng: &mut ChaCha8Rng, store: &Store, kind: u64) -> Call {
         10..=12 => Call::Exists(likely(rng, &exists), watch),
         13..=15 => Call::GetData(likely(rng, &exists), watch),
         16..=18 => Call::GetChildren(pick(rng, &PARENTS).to_string(), watch),
-        _ => Call::Sync(pick(rng, &PARENTS).to_string()),
+        19 => Call::Sync(pick(rng, &PARENTS).to_string()),
+        // A watch that stays, on a parent or on a path.
+        _ => {
+            let path = match below(rng, 2) {
+                0 => pick(rng, &PARENTS).to_string(),
+                _ => pick(rng, &PATHS).to_string(),
+            };
+            Call::AddWatch(path, *pick(rng, &AddWatchMode::ALL))
+        }
     }
 }
 
@@ -766,6 +786,23 @@ fn aimed_call(
             "." => "s-".to_string(),
             parent => format!("{parent}/s-"),
         };
+        calls.push(Call::Create(
+            child,
+            data(),
+            CreateMode::PersistentSequential,
+        ));
+    }
+    // A persistent watch misses what changes while it is cut off (no
+    // catch-up): its node's data, a child below it.
+    for path in watches.persistent.iter().chain(&watches.recursive) {
+        let path = model.norm.path(path.as_str());
+        let child = match path.as_str() {
+            "." => "s-".to_string(),
+            parent => format!("{parent}/s-"),
+        };
+        if path != "." {
+            calls.push(Call::SetData(path, data(), ANY_VERSION));
+        }
         calls.push(Call::Create(
             child,
             data(),
@@ -1015,7 +1052,15 @@ impl Model {
 
     /// A reconnect's deliveries, counted: catch-up events, and expiry learnt.
     fn reconnect(&mut self, client: ClientId) {
+        let watches = self.net.client(client).watches();
+        let persistent = watches.persistent.len() + watches.recursive.len();
         let back = self.net.reconnect(client);
+        if self.net.client(client).state() == ConnState::Connected {
+            self.count(
+                "persistent watches set again on reconnect (SetWatches2, no catch-up)",
+                persistent,
+            );
+        }
         let events = back
             .iter()
             .filter(|d| matches!(d, Delivery::Watch(_)))
@@ -1105,7 +1150,7 @@ impl Model {
                 names.sort_unstable();
                 format!("0 children={} {}", names.join(","), self.stat(stat))
             }
-            Ok(Response::Deleted | Response::Synced { .. }) => "0".into(),
+            Ok(Response::Deleted | Response::Synced { .. } | Response::WatchAdded) => "0".into(),
             Ok(other) => format!("unexpected {other:?}"),
         }
     }
@@ -1114,7 +1159,10 @@ impl Model {
         let watching = |call: &Call| {
             matches!(
                 call,
-                Call::Exists(_, true) | Call::GetData(_, true) | Call::GetChildren(_, true)
+                Call::Exists(_, true)
+                    | Call::GetData(_, true)
+                    | Call::GetChildren(_, true)
+                    | Call::AddWatch(..)
             )
         };
         let rule = match step {

@@ -842,6 +842,8 @@ fn reads_sync_and_set_watches_use_no_zxid() {
         data: vec![p("/n")],
         exist: vec![p("/x")],
         child: vec![p("/n")],
+        persistent: vec![],
+        recursive: vec![],
     };
     assert_eq!(store.reconnect(s, &watches), Ok(vec![]));
     assert_eq!(store.zxid(), z);
@@ -2608,7 +2610,9 @@ fn not_consuming_watches_on_session_events() {
                 relative_zxid: z,
                 data: vec![p("/n")],
                 exist: vec![],
-                child: vec![]
+                child: vec![],
+                persistent: vec![],
+                recursive: vec![],
             }
         ),
         Ok(vec![])
@@ -2747,6 +2751,8 @@ fn not_getting_set_watches_catch_up_wrong_deleted_and_recreated_is_node_data_cha
         data: vec![p("/n")],
         exist: vec![],
         child: vec![],
+        persistent: vec![],
+        recursive: vec![],
     };
     assert_eq!(
         store.reconnect(a, &watches),
@@ -3128,4 +3134,175 @@ fn a_data_version_wraps_at_its_width_through_minus_one_which_matches_any() {
     assert_eq!(d.result, Err(ErrorCode::BadVersion), "the version is 1 now");
     assert_eq!(wrapping_next(i32::MAX, 32), i32::MIN, "the server's width");
     assert_eq!(wrapping_next(-2, 32), -1);
+}
+
+// ---------------------------------------------------------------------------
+// Persistent and persistent recursive watches (`addWatch`, 3.6+): the
+// server's `WatchManager` keeps one mode per (connection, path, table).
+// Checked against a real server by `tests/conformance.rs` (`addWatch` in
+// every generated sequence).
+// ---------------------------------------------------------------------------
+
+fn add_watch(store: &mut Store, s: SessionId, path: &str, mode: AddWatchMode) {
+    let applied = store.apply(
+        s,
+        &Op::AddWatch {
+            path: p(path),
+            mode,
+        },
+    );
+    assert_eq!(applied.result, Ok(Response::WatchAdded));
+    assert!(applied.notifications.is_empty());
+}
+
+/// What an applied request fired for `session`: `Kind path` each.
+fn heard(applied: &Applied, session: SessionId) -> Vec<String> {
+    (applied.notifications.iter())
+        .filter(|n| n.session == session)
+        .map(|n| format!("{:?} {}", n.event.kind, n.event.path))
+        .collect()
+}
+
+#[test]
+fn a_persistent_watch_fires_for_every_event_of_its_node_and_stays() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    // Set before the node exists, and not a transaction.
+    let zxid = store.zxid();
+    add_watch(&mut store, w, "/a", AddWatchMode::Persistent);
+    assert_eq!(store.zxid(), zxid);
+    let mk_op = |path: &str| create_op(path, Persistent);
+    assert_eq!(heard(&store.apply(s, &mk_op("/a")), w), ["NodeCreated /a"]);
+    for _ in 0..2 {
+        assert_eq!(
+            heard(&set(&mut store, s, "/a", b"x", ANY_VERSION), w),
+            ["NodeDataChanged /a"]
+        );
+    }
+    assert_eq!(
+        heard(&store.apply(s, &mk_op("/a/b")), w),
+        ["NodeChildrenChanged /a"]
+    );
+    assert!(
+        heard(&set(&mut store, s, "/a/b", b"x", ANY_VERSION), w).is_empty(),
+        "not below"
+    );
+    assert_eq!(
+        heard(&delete(&mut store, s, "/a/b", ANY_VERSION), w),
+        ["NodeChildrenChanged /a"]
+    );
+    // In both tables, but one NodeDeleted.
+    assert_eq!(
+        heard(&delete(&mut store, s, "/a", ANY_VERSION), w),
+        ["NodeDeleted /a"]
+    );
+    assert_eq!(
+        heard(&store.apply(s, &mk_op("/a")), w),
+        ["NodeCreated /a"],
+        "it stays"
+    );
+    assert_eq!(
+        store.persistent_watches_of(w),
+        [(&p("/a"), AddWatchMode::Persistent, false)]
+    );
+}
+
+#[test]
+fn a_recursive_watch_fires_for_every_node_below_it_but_never_children_changed() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    add_watch(&mut store, w, "/r", AddWatchMode::PersistentRecursive);
+    let mk_op = |path: &str| create_op(path, Persistent);
+    assert_eq!(heard(&store.apply(s, &mk_op("/r")), w), ["NodeCreated /r"]);
+    assert_eq!(
+        heard(&store.apply(s, &mk_op("/r/x")), w),
+        ["NodeCreated /r/x"]
+    );
+    assert_eq!(
+        heard(&store.apply(s, &mk_op("/r/x/y")), w),
+        ["NodeCreated /r/x/y"]
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/r/x", b"x", ANY_VERSION), w),
+        ["NodeDataChanged /r/x"]
+    );
+    assert_eq!(
+        heard(&delete(&mut store, s, "/r/x/y", ANY_VERSION), w),
+        ["NodeDeleted /r/x/y"]
+    );
+    assert!(
+        heard(&store.apply(s, &mk_op("/rx")), w).is_empty(),
+        "a sibling, not below"
+    );
+}
+
+/// ZOOKEEPER-4466 (fixed in 3.9): the server keeps one mode per path and
+/// session in each table, the last one set, so a `getData` watch on a path
+/// with a persistent watch makes it one-shot in the data table (the child
+/// table keeps it persistent), and it goes with the next change.
+#[test]
+fn a_one_shot_watch_on_the_same_path_takes_the_persistent_watchs_place() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    mk(&mut store, s, "/p");
+    add_watch(&mut store, w, "/p", AddWatchMode::Persistent);
+    get_data(&mut store, w, "/p", true);
+    assert_eq!(
+        heard(&set(&mut store, s, "/p", b"1", ANY_VERSION), w),
+        ["NodeDataChanged /p"]
+    );
+    assert!(
+        heard(&set(&mut store, s, "/p", b"2", ANY_VERSION), w).is_empty(),
+        "gone"
+    );
+    assert_eq!(
+        heard(&store.apply(s, &create_op("/p/c", Persistent)), w),
+        ["NodeChildrenChanged /p"],
+        "still persistent in the child table"
+    );
+    assert_eq!(
+        store.persistent_watches_of(w),
+        [(&p("/p"), AddWatchMode::Persistent, true)]
+    );
+    // addWatch again puts it back in both.
+    add_watch(&mut store, w, "/p", AddWatchMode::Persistent);
+    assert_eq!(
+        heard(&set(&mut store, s, "/p", b"3", ANY_VERSION), w),
+        ["NodeDataChanged /p"]
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/p", b"4", ANY_VERSION), w),
+        ["NodeDataChanged /p"]
+    );
+}
+
+/// `SetWatches2`: a reconnect sets persistent watches again with no event
+/// for a change made while the connection was down (ZOOKEEPER-4698), where
+/// a one-shot watch gets its catch-up event.
+#[test]
+fn a_reconnect_sets_persistent_watches_again_with_no_catch_up() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    mk(&mut store, s, "/p");
+    mk(&mut store, s, "/q");
+    add_watch(&mut store, w, "/p", AddWatchMode::Persistent);
+    get_data(&mut store, w, "/q", true);
+    let relative_zxid = store.zxid();
+    store.disconnect(w);
+    set(&mut store, s, "/p", b"missed", ANY_VERSION);
+    set(&mut store, s, "/q", b"caught up", ANY_VERSION);
+    let watches = SetWatches {
+        relative_zxid,
+        data: vec![p("/q")],
+        persistent: vec![p("/p")],
+        ..SetWatches::default()
+    };
+    let events: Vec<String> = (store.reconnect(w, &watches).unwrap().iter())
+        .map(|event| event.to_string())
+        .collect();
+    assert_eq!(events, ["NodeDataChanged /q"]);
+    assert_eq!(
+        heard(&set(&mut store, s, "/p", b"heard", ANY_VERSION), w),
+        ["NodeDataChanged /p"]
+    );
 }

@@ -29,8 +29,8 @@ pub use library::Library;
 use library::{ConnectZxid, WatchesOnReconnect};
 
 use crate::store::{
-    ErrorCode, EventType, MultiOutcome, Op, OpResult, Path, Response, SessionId, SetWatches,
-    WatchEvent, Zxid,
+    AddWatchMode, ErrorCode, EventType, MultiOutcome, Op, OpResult, Path, Response, SessionId,
+    SetWatches, WatchEvent, Zxid,
 };
 
 /// A request id, unique within one client.
@@ -101,7 +101,8 @@ pub enum Submitted {
     Answered(Delivery),
 }
 
-/// The watches a client registered, in the three tables the Java client keeps.
+/// The watches a client registered, in the five tables the Java client
+/// keeps (`ZKWatchManager`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Watches {
     /// getData, and exists on a node that existed.
@@ -110,18 +111,28 @@ pub struct Watches {
     pub exist: BTreeSet<Path>,
     /// getChildren.
     pub child: BTreeSet<Path>,
+    /// `addWatch` persistent: they stay after they fire.
+    pub persistent: BTreeSet<Path>,
+    /// `addWatch` persistent recursive.
+    pub recursive: BTreeSet<Path>,
 }
 
 impl Watches {
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty() && self.exist.is_empty() && self.child.is_empty()
+        self.data.is_empty()
+            && self.exist.is_empty()
+            && self.child.is_empty()
+            && self.persistent.is_empty()
+            && self.recursive.is_empty()
     }
 
-    /// Removes the watches an event fires, as the client's `materialize` does,
-    /// and says whether any did.
+    /// Removes the one-shot watches an event fires, as the client's
+    /// `materialize` does, and says whether any watch, one-shot or
+    /// persistent (on the path, or recursive on it or a node above it, but
+    /// for `NodeChildrenChanged`), is there to hear it.
     fn fire(&mut self, event: &WatchEvent) -> bool {
         let path = &event.path;
-        match event.kind {
+        let one_shot = match event.kind {
             EventType::NodeCreated | EventType::NodeDataChanged => {
                 let data = self.data.remove(path);
                 self.exist.remove(path) | data
@@ -132,7 +143,12 @@ impl Watches {
                 let exist = self.exist.remove(path);
                 self.child.remove(path) | data | exist
             }
-        }
+        };
+        let recursive = event.kind != EventType::NodeChildrenChanged
+            && !self.recursive.is_empty()
+            && std::iter::successors(Some(path.clone()), Path::parent)
+                .any(|at| self.recursive.contains(&at));
+        one_shot | self.persistent.contains(path) | recursive
     }
 
     /// Registers the watch a successful read asked for.
@@ -147,6 +163,13 @@ impl Watches {
             }
             (Op::GetChildren { path, watch: true }, Ok(Response::Children { .. })) => {
                 self.child.insert(path.clone());
+            }
+            (Op::AddWatch { path, mode }, Ok(Response::WatchAdded)) => {
+                let table = match mode {
+                    AddWatchMode::Persistent => &mut self.persistent,
+                    AddWatchMode::PersistentRecursive => &mut self.recursive,
+                };
+                table.insert(path.clone());
             }
             _ => {}
         }
@@ -225,6 +248,8 @@ impl Client {
                 data: renaming.paths(&self.watches.data),
                 exist: renaming.paths(&self.watches.exist),
                 child: renaming.paths(&self.watches.child),
+                persistent: renaming.paths(&self.watches.persistent),
+                recursive: renaming.paths(&self.watches.recursive),
             },
             last_zxid: renaming.zxid(self.last_zxid),
             ..*self
@@ -383,6 +408,8 @@ impl Client {
             data: self.watches.data.iter().cloned().collect(),
             exist: self.watches.exist.iter().cloned().collect(),
             child: self.watches.child.iter().cloned().collect(),
+            persistent: self.watches.persistent.iter().cloned().collect(),
+            recursive: self.watches.recursive.iter().cloned().collect(),
         }
     }
 

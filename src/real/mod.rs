@@ -472,6 +472,7 @@ impl RealServer {
                     )),
                 }
             }
+            Op::AddWatch { .. } => Response::WatchAdded,
             Op::Close => Response::Closed,
         }))
     }
@@ -508,9 +509,13 @@ impl RealServer {
                 let events = conn
                     .set_watches(
                         relative,
-                        &paths(&watches.data),
-                        &paths(&watches.exist),
-                        &paths(&watches.child),
+                        [
+                            &paths(&watches.data),
+                            &paths(&watches.exist),
+                            &paths(&watches.child),
+                            &paths(&watches.persistent),
+                            &paths(&watches.recursive),
+                        ],
                     )
                     .map_err(|error| io(&what, error))?;
                 let mut words: Vec<String> = (events.into_iter())
@@ -666,6 +671,7 @@ fn op_name(op: &Op) -> &'static str {
         Op::SetData { .. } => "setData",
         Op::GetChildren { .. } => "getChildren",
         Op::Sync { .. } => "sync",
+        Op::AddWatch { .. } => "addWatch",
         Op::Multi(_) => "multi",
         Op::Close => "closeSession",
     }
@@ -706,6 +712,7 @@ pub fn result_words(result: &OpResult) -> String {
         Ok(Response::Synced { path }) => format!("synced {path}"),
         Ok(Response::Multi(outcome)) => format!("multi {outcome:?}"),
         Ok(Response::Closed) => "closed".into(),
+        Ok(Response::WatchAdded) => "watch added".into(),
     }
 }
 

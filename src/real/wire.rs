@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-use crate::store::{CreateMode, EventType, MultiOp, Op, Stat, REAL_TTL_MS};
+use crate::store::{AddWatchMode, CreateMode, EventType, MultiOp, Op, Stat, REAL_TTL_MS};
 
 /// How long a reply may take before the server is taken for gone.
 const READ_LIMIT: Duration = Duration::from_secs(10);
@@ -31,6 +31,8 @@ mod code {
     pub const CREATE_TTL: i32 = 21;
     pub const CLOSE_SESSION: i32 = -11;
     pub const SET_WATCHES: i32 = 101;
+    pub const SET_WATCHES2: i32 = 105;
+    pub const ADD_WATCH: i32 = 106;
     pub const ERROR: i32 = -1;
 }
 
@@ -251,6 +253,13 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
         Op::GetChildren { path, watch } => {
             w.string(&root(path.as_str())).boolean(*watch);
             code::GET_CHILDREN2
+        }
+        Op::AddWatch { path, mode } => {
+            w.string(&root(path.as_str())).int(match mode {
+                AddWatchMode::Persistent => 0,
+                AddWatchMode::PersistentRecursive => 1,
+            });
+            code::ADD_WATCH
         }
         Op::Sync { path } => {
             w.string(&root(path.as_str()));
@@ -483,21 +492,28 @@ impl Conn {
         Ok(self.exchange(PING_XID, code::PING, &[])?.1)
     }
 
-    /// SetWatches, as a client sends it first on a new connection; answers
-    /// the catch-up events, read up to a ping behind it.
+    /// SetWatches, as a client sends it first on a new connection, or
+    /// SetWatches2 when it has persistent watches (`ClientCnxn`'s
+    /// `primeConnection`); answers the catch-up events, read up to a ping
+    /// behind it.
     pub fn set_watches(
         &mut self,
         relative_zxid: i64,
-        data: &[String],
-        exist: &[String],
-        child: &[String],
+        [data, exist, child, persistent, recursive]: [&[String]; 5],
     ) -> io::Result<Vec<(EventType, String)>> {
         let mut w = Writer::default();
         w.long(relative_zxid)
             .strings(data)
             .strings(exist)
             .strings(child);
-        let (_, mut events) = self.exchange(SET_WATCHES_XID, code::SET_WATCHES, &w.0)?;
+        let kind = match persistent.is_empty() && recursive.is_empty() {
+            true => code::SET_WATCHES,
+            false => {
+                w.strings(persistent).strings(recursive);
+                code::SET_WATCHES2
+            }
+        };
+        let (_, mut events) = self.exchange(SET_WATCHES_XID, kind, &w.0)?;
         events.extend(self.ping()?);
         Ok(events)
     }

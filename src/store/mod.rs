@@ -217,7 +217,41 @@ pub struct SetWatches {
     /// exists watches on nodes that did not exist.
     pub exist: Vec<Path>,
     pub child: Vec<Path>,
+    /// `addWatch` persistent watches, and persistent recursive ones: a
+    /// client that has any sends `SetWatches2`, and the server sets them
+    /// again with no catch-up (an event missed while disconnected is lost:
+    /// ZOOKEEPER-4698).
+    pub persistent: Vec<Path>,
+    pub recursive: Vec<Path>,
 }
+
+/// How a watch in a server's table fires (`WatcherMode`). The server keeps
+/// one mode per (connection, path, table), so the last watch set there
+/// decides it: a `getData` watch on a path with a persistent watch makes it
+/// a one-shot watch in the data table, and it goes with the next event
+/// (ZOOKEEPER-4466, fixed in 3.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mode {
+    /// getData, exists, getChildren: fires once, then goes.
+    Standard,
+    /// `addWatch` persistent: fires for the path itself, and stays.
+    Persistent,
+    /// `addWatch` persistent recursive: fires for the path and every path
+    /// below it, never with `NodeChildrenChanged`, and stays.
+    Recursive,
+}
+
+impl Mode {
+    fn of(mode: AddWatchMode) -> Mode {
+        match mode {
+            AddWatchMode::Persistent => Mode::Persistent,
+            AddWatchMode::PersistentRecursive => Mode::Recursive,
+        }
+    }
+}
+
+/// A server's watch table: each watch's path and session, and its mode.
+type WatchTable = Arc<BTreeMap<(Path, SessionId), Mode>>;
 
 /// The paths whose delete the server refuses with `BADARGUMENTS`.
 const SPECIAL_PATHS: [&str; 4] = ["/", "/zookeeper", "/zookeeper/quota", "/zookeeper/config"];
@@ -231,9 +265,12 @@ pub struct Store {
     last_session: SessionId,
     sessions: BTreeSet<SessionId>,
     nodes: Arc<BTreeMap<Path, Znode>>,
-    /// Watches from getData and exists (the server keeps both in one table).
-    data_watches: Arc<BTreeSet<(Path, SessionId)>>,
-    child_watches: Arc<BTreeSet<(Path, SessionId)>>,
+    /// Watches from getData and exists (the server keeps both in one
+    /// table), and `addWatch`'s.
+    data_watches: WatchTable,
+    /// Watches from getChildren, and `addWatch`'s (both modes: 3.8's
+    /// `DataTree.addWatch` adds to both tables).
+    child_watches: WatchTable,
     /// Each container or TTL node the server deleted and nobody has made
     /// again, with how many children it had had created: a node made again
     /// at that path goes on from there in the create order (its `cversion`
@@ -298,9 +335,11 @@ impl Store {
                 (renaming.path(path), node)
             })
             .collect();
-        let watches = |table: &BTreeSet<(Path, SessionId)>| {
+        let watches = |table: &BTreeMap<(Path, SessionId), Mode>| {
             (table.iter())
-                .map(|(path, session)| (renaming.path(path), renaming.session(*session)))
+                .map(|((path, session), &mode)| {
+                    ((renaming.path(path), renaming.session(*session)), mode)
+                })
                 .collect()
         };
         Store {
@@ -493,19 +532,19 @@ impl Store {
 
     /// Whether `session` has a watch on any node, in either table.
     pub fn watches_of(&self, session: SessionId) -> bool {
-        (self.data_watches.iter())
-            .chain(self.child_watches.iter())
+        (self.data_watches.keys())
+            .chain(self.child_watches.keys())
             .any(|(_, owner)| *owner == session)
     }
 
-    /// The paths `session` watches, in the data table (getData, exists on a
-    /// node that existed) and in the child table (getChildren), in path
+    /// The paths `session` has one-shot watches on, in the data table
+    /// (getData, exists) and in the child table (getChildren), in path
     /// order.
     pub fn watched_by(&self, session: SessionId) -> (Vec<&Path>, Vec<&Path>) {
-        fn of(table: &BTreeSet<(Path, SessionId)>, session: SessionId) -> Vec<&Path> {
+        fn of(table: &BTreeMap<(Path, SessionId), Mode>, session: SessionId) -> Vec<&Path> {
             (table.iter())
-                .filter(|(_, owner)| *owner == session)
-                .map(|(path, _)| path)
+                .filter(|((_, owner), mode)| *owner == session && **mode == Mode::Standard)
+                .map(|((path, _), _)| path)
                 .collect()
         }
         (
@@ -514,15 +553,39 @@ impl Store {
         )
     }
 
-    /// Whether `session` has a watch on `path` in the data table (getData, exists)
-    /// or, with `child`, in the child table.
+    /// The watches `session` has that stay after they fire (`addWatch`), in
+    /// path order, each once: a persistent watch is in both tables, and a
+    /// one-shot watch set on its path since makes it one-shot in that table
+    /// alone; `child` says it is left in the child table only.
+    pub fn persistent_watches_of(&self, session: SessionId) -> Vec<(&Path, AddWatchMode, bool)> {
+        let mut watches: Vec<(&Path, AddWatchMode, bool)> = Vec::new();
+        for (table, child) in [(&self.data_watches, false), (&self.child_watches, true)] {
+            for ((path, owner), mode) in table.iter() {
+                let mode = match mode {
+                    Mode::Standard => continue,
+                    Mode::Persistent => AddWatchMode::Persistent,
+                    Mode::Recursive => AddWatchMode::PersistentRecursive,
+                };
+                if *owner != session || watches.iter().any(|(p, m, _)| *p == path && *m == mode) {
+                    continue;
+                }
+                watches.push((path, mode, child));
+            }
+        }
+        watches.sort();
+        watches
+    }
+
+    /// Whether `session` has a watch (of any mode) on `path` in the data
+    /// table (getData, exists, addWatch) or, with `child`, in the child
+    /// table.
     pub fn has_watch(&self, session: SessionId, path: &Path, child: bool) -> bool {
         let table = if child {
             &self.child_watches
         } else {
             &self.data_watches
         };
-        table.contains(&(path.clone(), session))
+        table.contains_key(&(path.clone(), session))
     }
 
     /// Opens a session; `createSession` is a transaction and uses a zxid.
@@ -658,14 +721,14 @@ impl Store {
                 Some(node) if node.mzxid > relative => {
                     events.push(event(EventType::NodeDataChanged, path))
                 }
-                Some(_) => add_watch(&mut self.data_watches, path, session),
+                Some(_) => add_watch(&mut self.data_watches, path, session, Mode::Standard),
             }
         }
         for path in &watches.exist {
             if self.exists(path) {
                 events.push(event(EventType::NodeCreated, path));
             } else {
-                add_watch(&mut self.data_watches, path, session);
+                add_watch(&mut self.data_watches, path, session, Mode::Standard);
             }
         }
         for path in &watches.child {
@@ -674,7 +737,18 @@ impl Store {
                 Some(node) if node.pzxid > relative => {
                     events.push(event(EventType::NodeChildrenChanged, path))
                 }
-                Some(_) => add_watch(&mut self.child_watches, path, session),
+                Some(_) => add_watch(&mut self.child_watches, path, session, Mode::Standard),
+            }
+        }
+        // `SetWatches2`: the watches `addWatch` set, set again in both
+        // tables, with no event for what changed meanwhile.
+        for (paths, mode) in [
+            (&watches.persistent, Mode::Persistent),
+            (&watches.recursive, Mode::Recursive),
+        ] {
+            for path in paths {
+                add_watch(&mut self.child_watches, path, session, mode);
+                add_watch(&mut self.data_watches, path, session, mode);
             }
         }
         Ok(events)
@@ -736,7 +810,7 @@ impl Store {
                 // The server registers the watch before it looks the node up, so
                 // an exists on a missing node leaves a watch for its creation.
                 if *watch {
-                    add_watch(&mut self.data_watches, path, session);
+                    add_watch(&mut self.data_watches, path, session, Mode::Standard);
                 }
                 Ok(Response::Exists(self.stat(path)))
             }
@@ -745,7 +819,7 @@ impl Store {
                 let node = self.nodes.get(path).ok_or(ErrorCode::NoNode)?;
                 let data = node.data.clone();
                 if *watch {
-                    add_watch(&mut self.data_watches, path, session);
+                    add_watch(&mut self.data_watches, path, session, Mode::Standard);
                 }
                 let stat = self.stat(path).expect("the node exists");
                 Ok(Response::Data { data, stat })
@@ -754,7 +828,7 @@ impl Store {
                 valid(path)?;
                 let stat = self.stat(path).ok_or(ErrorCode::NoNode)?;
                 if *watch {
-                    add_watch(&mut self.child_watches, path, session);
+                    add_watch(&mut self.child_watches, path, session, Mode::Standard);
                 }
                 Ok(Response::Children {
                     names: self.children(path),
@@ -764,6 +838,14 @@ impl Store {
             Op::Sync { path } => {
                 valid(path)?;
                 Ok(Response::Synced { path: path.clone() })
+            }
+            // `DataTree.addWatch`: in both tables, in the mode asked for,
+            // whether or not the node exists.
+            Op::AddWatch { path, mode } => {
+                valid(path)?;
+                add_watch(&mut self.data_watches, path, session, Mode::of(*mode));
+                add_watch(&mut self.child_watches, path, session, Mode::of(*mode));
+                Ok(Response::WatchAdded)
             }
         }
     }
@@ -868,8 +950,10 @@ impl Store {
         let first = fired.len();
         let deletion = Some((path, zxid));
         self.fire(Table::Data, path, EventType::NodeDeleted, deletion, fired);
+        // The child table's NodeDeleted goes to whom the data table's did
+        // not reach (`DataTree.deleteNode`'s `supress`).
         let notified: Vec<SessionId> = fired[first..].iter().map(|n| n.session).collect();
-        for session in take_watches(&mut self.child_watches, path) {
+        for session in trigger(&mut self.child_watches, path, EventType::NodeDeleted) {
             if !notified.contains(&session) {
                 fired.push(Notification {
                     session,
@@ -1071,8 +1155,9 @@ impl Store {
             .filter_map(|(child, direct)| direct.then_some(child))
     }
 
-    /// Fires and removes every watch on `path` in one table.
-    /// `deleted` is the node whose deletion fires it, if a deletion does.
+    /// Fires every watch an event of `path` fires in one table, removing the
+    /// one-shot ones ([`trigger`]). `deleted` is the node whose deletion
+    /// fires it, if a deletion does.
     fn fire(
         &mut self,
         table: Table,
@@ -1085,7 +1170,7 @@ impl Store {
             Table::Data => &mut self.data_watches,
             Table::Child => &mut self.child_watches,
         };
-        for session in take_watches(watches, path) {
+        for session in trigger(watches, path, kind) {
             fired.push(Notification {
                 session,
                 event: event(kind, path),
@@ -1132,30 +1217,63 @@ fn check_version(current: i32, expected: i32) -> Result<(), ErrorCode> {
     }
 }
 
-/// The server keeps at most one watch per (connection, path, table), so adding
-/// one twice is the same as adding it once.
-fn add_watch(table: &mut Arc<BTreeSet<(Path, SessionId)>>, path: &Path, session: SessionId) {
+/// The server keeps one watch per (connection, path, table), in the mode last
+/// set (`WatcherModeManager.setWatcherMode`): adding one twice is the same as
+/// adding it once, and a one-shot watch replaces a persistent one there.
+fn add_watch(table: &mut WatchTable, path: &Path, session: SessionId, mode: Mode) {
     let key = (path.clone(), session);
-    if !table.contains(&key) {
-        Arc::make_mut(table).insert(key);
+    if table.get(&key) != Some(&mode) {
+        Arc::make_mut(table).insert(key, mode);
     }
 }
 
-fn take_watches(table: &mut Arc<BTreeSet<(Path, SessionId)>>, path: &Path) -> Vec<SessionId> {
-    let range = (path.clone(), SessionId::MIN)..=(path.clone(), SessionId::MAX);
-    let sessions: Vec<SessionId> = table.range(range).map(|(_, session)| *session).collect();
-    if !sessions.is_empty() {
+/// The sessions an event of `kind` at `path` fires in `table`, each once
+/// (`WatchManager.triggerWatch`): every watch on `path` but a recursive one
+/// for `NodeChildrenChanged`, and every recursive one on a node above it
+/// but for `NodeChildrenChanged`. The one-shot watches on `path` go.
+fn trigger(table: &mut WatchTable, path: &Path, kind: EventType) -> BTreeSet<SessionId> {
+    let mut sessions = BTreeSet::new();
+    if table.is_empty() {
+        return sessions;
+    }
+    let children = kind == EventType::NodeChildrenChanged;
+    let on = |at: &Path| (at.clone(), SessionId::MIN)..=(at.clone(), SessionId::MAX);
+    let mut spent = Vec::new();
+    for ((_, session), mode) in table.range(on(path)) {
+        match mode {
+            Mode::Recursive if children => {}
+            Mode::Recursive | Mode::Persistent => {
+                sessions.insert(*session);
+            }
+            Mode::Standard => {
+                sessions.insert(*session);
+                spent.push(*session);
+            }
+        }
+    }
+    if !children {
+        let mut above = path.parent();
+        while let Some(at) = above {
+            for ((_, session), mode) in table.range(on(&at)) {
+                if *mode == Mode::Recursive {
+                    sessions.insert(*session);
+                }
+            }
+            above = at.parent();
+        }
+    }
+    if !spent.is_empty() {
         let table = Arc::make_mut(table);
-        for session in &sessions {
-            table.remove(&(path.clone(), *session));
+        for session in spent {
+            table.remove(&(path.clone(), session));
         }
     }
     sessions
 }
 
-fn remove_session_watches(table: &mut Arc<BTreeSet<(Path, SessionId)>>, session: SessionId) {
-    if table.iter().any(|(_, s)| *s == session) {
-        Arc::make_mut(table).retain(|(_, s)| *s != session);
+fn remove_session_watches(table: &mut WatchTable, session: SessionId) {
+    if table.keys().any(|(_, s)| *s == session) {
+        Arc::make_mut(table).retain(|(_, s), _| *s != session);
     }
 }
 

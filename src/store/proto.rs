@@ -174,6 +174,33 @@ impl CreateMode {
     }
 }
 
+/// What `addWatch` (3.6+) sets: a watch that stays after it fires
+/// (`AddWatchMode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum AddWatchMode {
+    /// On the node itself: every event of the node (`NodeCreated`,
+    /// `NodeDeleted`, `NodeDataChanged`) and of its children
+    /// (`NodeChildrenChanged`).
+    Persistent,
+    /// On the node and every node below it, now or later: `NodeCreated`,
+    /// `NodeDeleted` and `NodeDataChanged` of each, never
+    /// `NodeChildrenChanged`.
+    PersistentRecursive,
+}
+
+impl AddWatchMode {
+    pub const ALL: [AddWatchMode; 2] =
+        [AddWatchMode::Persistent, AddWatchMode::PersistentRecursive];
+
+    /// Its name in the client library's API and in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            AddWatchMode::Persistent => "persistent",
+            AddWatchMode::PersistentRecursive => "persistent recursive",
+        }
+    }
+}
+
 /// `-1`: the version that matches any version in delete, setData and check.
 pub const ANY_VERSION: i32 = -1;
 
@@ -253,6 +280,12 @@ pub enum Op {
         path: Path,
     },
     Multi(Vec<MultiOp>),
+    /// `addWatch` (3.6+): a watch on `path` that stays after it fires,
+    /// whether or not the node exists. Not a transaction.
+    AddWatch {
+        path: Path,
+        mode: AddWatchMode,
+    },
     /// `closeSession`: deletes the session's ephemerals and ends it.
     Close,
 }
@@ -276,6 +309,7 @@ impl Op {
             | Op::GetData { path, .. }
             | Op::SetData { path, .. }
             | Op::GetChildren { path, .. }
+            | Op::AddWatch { path, .. }
             | Op::Sync { path } => Some(path),
             Op::Multi(_) | Op::Close => None,
         }
@@ -360,6 +394,8 @@ pub enum Response {
     /// A multi's outcome; an aborted multi is still a `Response`, since it carries
     /// per-op results. [`MultiOutcome::error`] gives its code.
     Multi(MultiOutcome),
+    /// `addWatch` set its watch.
+    WatchAdded,
     Closed,
 }
 

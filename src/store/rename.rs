@@ -400,6 +400,10 @@ impl Renaming {
             Op::Sync { path } => Op::Sync {
                 path: self.path(path),
             },
+            Op::AddWatch { path, mode } => Op::AddWatch {
+                path: self.path(path),
+                mode: *mode,
+            },
             Op::Multi(ops) => Op::Multi(ops.iter().map(|op| self.multi_op(op)).collect()),
             Op::Close => Op::Close,
         }
@@ -454,7 +458,10 @@ impl Renaming {
                 });
                 Response::Multi(MultiOutcome::Committed(results.collect()))
             }
-            other @ (Response::Deleted | Response::Multi(_) | Response::Closed) => other.clone(),
+            other @ (Response::Deleted
+            | Response::Multi(_)
+            | Response::Closed
+            | Response::WatchAdded) => other.clone(),
         })
     }
 

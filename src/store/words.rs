@@ -31,6 +31,7 @@ pub fn op(op: &Op) -> String {
             format!("getChildren {path}{}", if *watch { " +watch" } else { "" })
         }
         Op::Sync { path } => format!("sync {path}"),
+        Op::AddWatch { path, mode } => format!("addWatch {path} ({})", mode.name()),
         Op::Multi(ops) => format!("multi of {}", ops.len()),
         Op::Close => "close".into(),
     }
@@ -56,5 +57,6 @@ pub fn result(result: &OpResult) -> String {
             format!("multi aborted: {}", code.name())
         }
         Ok(Response::Closed) => "closed".into(),
+        Ok(Response::WatchAdded) => "watch added".into(),
     }
 }

@@ -13,24 +13,46 @@ use zookeeper_client as zk;
 
 type EventFuture = Pin<Box<dyn Future<Output = zk::WatchedEvent> + Send>>;
 
-/// A watcher that has not fired yet. It is kept until it fires: dropping an
-/// unfired watcher makes the crate remove the watch on the server.
-pub struct PendingWatch(EventFuture);
+/// A watcher that has not fired yet, or a persistent one (`addWatch`),
+/// which never goes. It is kept until it fires: dropping an unfired watcher
+/// makes the crate remove the watch on the server.
+pub enum PendingWatch {
+    Oneshot(EventFuture),
+    Persistent(zk::PersistentWatcher),
+}
 
 impl PendingWatch {
     pub fn new(watcher: zk::OneshotWatcher) -> PendingWatch {
-        PendingWatch(Box::pin(watcher.changed()))
+        PendingWatch::Oneshot(Box::pin(watcher.changed()))
     }
 
-    /// The event, if the watch has fired (without waiting).
-    pub fn fired(&mut self) -> Option<zk::WatchedEvent> {
-        match self
-            .0
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(event) => Some(event),
-            Poll::Pending => None,
+    /// Every event that has come (without waiting), and whether the
+    /// watcher stays: a one-shot watcher goes with its event.
+    pub fn fired(&mut self) -> (Vec<zk::WatchedEvent>, bool) {
+        let mut context = Context::from_waker(Waker::noop());
+        match self {
+            PendingWatch::Oneshot(future) => match future.as_mut().poll(&mut context) {
+                Poll::Ready(event) => (vec![event], false),
+                Poll::Pending => (Vec::new(), true),
+            },
+            PendingWatch::Persistent(watcher) => {
+                let mut events = Vec::new();
+                // A receive that is not ready yet is dropped: the crate's
+                // channel keeps what comes later for the next one.
+                while let Poll::Ready(event) =
+                    Box::pin(watcher.changed()).as_mut().poll(&mut context)
+                {
+                    // Its session is over: it hears nothing more (and may
+                    // not be asked again).
+                    let over = event_kind(event.event_type).is_none()
+                        && event.session_state.is_terminated();
+                    events.push(event);
+                    if over {
+                        return (events, false);
+                    }
+                }
+                (events, true)
+            }
         }
     }
 }
@@ -51,14 +73,14 @@ pub fn event_kind(kind: zk::EventType) -> Option<EventType> {
 /// fired ones are removed, the rest kept.
 pub fn take_fired(norm: &Normalizer, watches: &mut Vec<PendingWatch>) -> BTreeSet<String> {
     let mut events = BTreeSet::new();
-    watches.retain_mut(|watch| match watch.fired() {
-        Some(event) => {
+    watches.retain_mut(|watch| {
+        let (fired, stays) = watch.fired();
+        for event in fired {
             if let Some(kind) = event_kind(event.event_type) {
                 events.insert(norm.event(kind, &event.path));
             }
-            false
         }
-        None => true,
+        stays
     });
     events
 }

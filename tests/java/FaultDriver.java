@@ -15,6 +15,7 @@
 //   <client> <tag> get <path> <watch>
 //   <client> <tag> children <path> <watch>
 //   <client> <tag> sync <path>
+//   <client> <tag> addwatch <path> <mode>        mode: P (persistent), R (recursive)
 //   <client> abandon                   the library gives the session up on its own
 //                                      clock (what Curator does, through
 //                                      ZooKeeperTestable.injectSessionExpiration)
@@ -45,6 +46,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.zookeeper.AddWatchMode;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -163,6 +165,11 @@ public final class FaultDriver {
                 break;
             case "sync":
                 zk.sync(path, (rc, p, ctx) -> out(prefix + rc), null);
+                break;
+            case "addwatch":
+                // With the default watcher, as every other watch here.
+                zk.addWatch(path, words[4].equals("R") ? AddWatchMode.PERSISTENT_RECURSIVE
+                        : AddWatchMode.PERSISTENT, (rc, p, ctx) -> out(prefix + rc), null);
                 break;
             default:
                 out("error unknown call " + words[2]);
