@@ -423,10 +423,6 @@ impl Recipe for Election {
         self.contender.waits(&state.contender)
     }
 
-    fn declares_waits(&self) -> bool {
-        true
-    }
-
     fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
         self.contender.wake(&mut state.contender, out)
     }
@@ -484,6 +480,7 @@ impl Catalogued for Election {
     /// opened a new session the application may ask again, under a GUID of
     /// that session ([`super::contender::Contender::session_guid`]).
     const RENEWS: bool = true;
+    const WAITS: bool = true;
     const NAME: &'static str = "election";
     const DOCS: Docs = Docs {
         summary: "leader election: sequential ephemeral nodes under /election, the smallest leads, the leader may acknowledge in /leader",

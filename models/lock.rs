@@ -431,10 +431,6 @@ impl Recipe for Lock {
         self.contender.waits(state)
     }
 
-    fn declares_waits(&self) -> bool {
-        true
-    }
-
     fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
         self.contender.wake(state, out)
     }
@@ -484,6 +480,7 @@ impl Catalogued for Lock {
     /// opened a new session the application may ask again, under a GUID of
     /// that session ([`super::contender::Contender::session_guid`]).
     const RENEWS: bool = true;
+    const WAITS: bool = true;
     const NAME: &'static str = "lock";
     const DOCS: Docs = Docs {
         summary: "the exclusive lock: sequential ephemeral nodes under /lock, the lowest holds, each waiter watches its predecessor",

@@ -179,10 +179,6 @@ impl Recipe for SharedLock {
         self.contender.waits(state)
     }
 
-    fn declares_waits(&self) -> bool {
-        true
-    }
-
     fn wake(&self, _: Incarnation, state: &mut State, out: &mut Effects) {
         self.contender.wake(state, out)
     }
@@ -255,6 +251,7 @@ impl Catalogued for SharedLock {
     /// opened a new session the application may ask again, under a GUID of
     /// that session ([`super::contender::Contender::session_guid`]).
     const RENEWS: bool = true;
+    const WAITS: bool = true;
     const NAME: &'static str = "shared_lock";
     const DOCS: Docs = Docs {
         summary: "the read/write lock: read- and write- nodes under /lock; a reader waits for the writer below it, a writer for anyone below",

@@ -143,8 +143,7 @@ pub trait AnyRecipe: Sync {
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
     /// [`Catalogued::RENEWS`].
     fn renews(&self) -> bool;
-    /// Whether a thread of its reference ever waits for an event, so that
-    /// the `wake` fault can strike it ([`Recipe::declares_waits`]).
+    /// [`Catalogued::WAITS`].
     fn waits(&self) -> bool;
     /// The command a timed call's timeout gives the recipe, if its calls
     /// can time out ([`Recipe::timeout`], of its reference).
@@ -509,7 +508,7 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
     }
 
     fn waits(&self) -> bool {
-        R::build(R::VARIANTS[0].1, &R::Params::default(), &[]).declares_waits()
+        R::WAITS
     }
 
     fn timeout(&self) -> Option<&'static str> {

@@ -105,6 +105,10 @@ pub trait Catalogued: Recipe {
     /// A recipe that does not stops at `Expired` and is refused a renewing
     /// scenario rather than be judged as if it had been written for one.
     const RENEWS: bool = false;
+    /// Whether a thread of the recipe waits for an event
+    /// ([`crate::recipe::Recipe::waits`]), so that the `wake` fault means
+    /// something for it.
+    const WAITS: bool = false;
 }
 
 /// The name scenario scripts give `command` ([`Catalogued::COMMANDS`]): how

@@ -341,15 +341,11 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// `wake` fault: Java's `Object.wait` returns with no `notify`;
     /// Curator's and kazoo's wait loops wake on connection-state changes and
     /// on notifications queued earlier) can wake it with nothing to read
-    /// ([`Recipe::wake`]). By default no thread of the recipe waits so, and
-    /// a scenario that budgets `wake` for it is refused.
+    /// ([`Recipe::wake`]). By default no thread of the recipe waits so; a
+    /// recipe whose threads do says so in
+    /// [`crate::catalogued::Catalogued::WAITS`], and a scenario that budgets
+    /// `wake` for any other is refused.
     fn waits(&self, _state: &Self::State) -> bool {
-        false
-    }
-
-    /// Whether [`Recipe::waits`] is ever true: whether the `wake` fault
-    /// means anything for this recipe.
-    fn declares_waits(&self) -> bool {
         false
     }
 

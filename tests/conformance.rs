@@ -528,6 +528,19 @@ impl RealRun {
         }
     }
 
+    /// Runs `steps` here and on `model`, which must see the same at each.
+    async fn runs_as(&mut self, model: &mut SimRun, steps: &[Step]) -> Result<(), String> {
+        for (index, step) in steps.iter().enumerate() {
+            let (seen, expected) = (self.run(step).await?, model.run(step));
+            if seen != expected {
+                return Err(format!(
+                    "step {index} ({step:?}): real {seen:?}, model {expected:?}"
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Waits (up to 5 s) for a real server's sweep: what each session
     /// heard by the time session 1 heard something.
     async fn heard_by_session_1(&mut self) -> Result<Vec<BTreeSet<String>>, String> {
@@ -1124,14 +1137,7 @@ async fn containers_swept(address: &str) -> Result<(), String> {
         op(1, Call::GetChildren("".into(), true)),
         op(0, Call::Delete("c/x".into(), -1)),
     ];
-    for (index, step) in steps.iter().enumerate() {
-        let (seen, expected) = (real.run(step).await?, model.run(step));
-        if seen != expected {
-            return Err(format!(
-                "step {index} ({step:?}): real {seen:?}, model {expected:?}"
-            ));
-        }
-    }
+    real.runs_as(&mut model, &steps).await?;
     // Wait for the real server's sweep: what session 1 hears.
     let heard = real.heard_by_session_1().await?;
     let expected = model
@@ -1176,14 +1182,7 @@ async fn ttl_swept(address: &str) -> Result<(), String> {
         op(1, Call::GetData("t".into(), true)),
         op(1, Call::GetChildren("".into(), true)),
     ];
-    for (index, step) in steps.iter().enumerate() {
-        let (seen, expected) = (real.run(step).await?, model.run(step));
-        if seen != expected {
-            return Err(format!(
-                "step {index} ({step:?}): real {seen:?}, model {expected:?}"
-            ));
-        }
-    }
+    real.runs_as(&mut model, &steps).await?;
     let heard = real.heard_by_session_1().await?;
     if model.sweep("u").is_some() {
         return Err("the model would delete a TTL node that has a child".into());

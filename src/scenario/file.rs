@@ -177,7 +177,7 @@ pub(super) fn parse(
         &raw,
         any,
         expire_anytime,
-        recipe,
+        (recipe, recipes),
         clients,
         store.servers,
         &errors,
@@ -491,7 +491,7 @@ fn faults(
     raw: &File,
     any: [u8; KINDS],
     expire_anytime: bool,
-    recipe: &dyn AnyRecipe,
+    (recipe, recipes): (&dyn AnyRecipe, Recipes),
     clients: u8,
     servers: u8,
     errors: &Errors,
@@ -516,10 +516,16 @@ fn faults(
     }
     // What each kind budgeted allows, said at its key: `faults.<kind>`, or
     // the first aimed one's kind if none is at any client.
+    let waiting: Vec<&str> = (recipes.list().iter())
+        .filter(|known| known.waits())
+        .map(|known| known.name())
+        .collect();
+    let waiting_recipes = waiting.join(", ");
     let bounds = Bounds {
         budget: &budget,
         servers,
         waits: recipe.waits(),
+        waiting_recipes: &waiting_recipes,
     };
     for (kind, _) in budget.kinds() {
         if let Err(message) = (kind.declaration().bounds)(&bounds) {

@@ -1251,7 +1251,9 @@ fn trigger(table: &mut WatchTable, path: &Path, kind: EventType) -> BTreeSet<Ses
             }
         }
     }
-    if !children {
+    // As the server's `recursiveQty`: no parent to look at (and no path to
+    // allocate for each) unless some watch of the table is recursive.
+    if !children && table.values().any(|mode| *mode == Mode::Recursive) {
         let mut above = path.parent();
         while let Some(at) = above {
             for ((_, session), mode) in table.range(on(&at)) {

@@ -237,8 +237,10 @@ pub struct Bounds<'a> {
     /// Servers in the ensemble (1: a standalone server).
     pub servers: u8,
     /// The recipe has a thread that waits for an event
-    /// ([`crate::recipe::Recipe::declares_waits`]).
+    /// ([`crate::catalogued::Catalogued::WAITS`]).
     pub waits: bool,
+    /// The recipes that have one, for the words of a refusal.
+    pub waiting_recipes: &'a str,
 }
 
 /// Everything about one kind of fault, whatever its type: its

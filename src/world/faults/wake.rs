@@ -42,11 +42,11 @@ impl FaultKind for Wake {
     fn bounds(at: &Bounds) -> Result<(), String> {
         match at.waits {
             true => Ok(()),
-            false => Err(
+            false => Err(format!(
                 "a wake, for a recipe none of whose threads waits for an event \
-                 (Recipe::waits); the recipes that do: lock, shared_lock, election"
-                    .into(),
-            ),
+                 (Recipe::waits); the recipes that do: {}",
+                at.waiting_recipes
+            )),
         }
     }
 }

@@ -78,12 +78,14 @@ impl OtherStep for Strike {
         state: &WorldState<R::State, R::Log>,
         emit: impl FnMut(Fault) -> ControlFlow<()>,
     ) -> ControlFlow<()> {
+        // Only a wake reads whether a client waits: no budget, no question.
+        let wakes = world.budget.total(faults::Kind::Wake) > 0;
         faults::enabled(
             &world.budget,
             world.expire_anytime,
             state,
             |client, target| world.aimed_at(state, client, target),
-            |client| world.waiting(state, client),
+            |client| wakes && world.waiting(state, client),
             emit,
         )
     }
