@@ -37,7 +37,8 @@ use crate::recipe::Symmetric;
 use crate::recipe::{session_scoped, Effects, Incarnation, Observation, Role, Token};
 use crate::store::rename::Renaming;
 use crate::store::{
-    CreateMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatchEvent, ANY_VERSION,
+    CreateMode, ErrorCode, EventType, MultiOp, Op, OpResult, Path, Response, WatchEvent,
+    ANY_VERSION,
 };
 
 /// What a rule decides, given the children and our node (steps 3 and 4).
@@ -293,6 +294,8 @@ pub struct Contender {
     /// Hand the node's sequence number to the protected resource with each
     /// write (seed 002's sequencer).
     pub fenced: bool,
+    /// Where the protected resource is, and how the holder writes to it.
+    pub writes: Writes,
     /// When a listing no longer shows our node (someone else deleted it while
     /// our session lives), queue again with a new node; otherwise take it as
     /// taken away ([`Contender::node_lost`]), as a revocable lock must.
@@ -318,6 +321,24 @@ pub struct Contender {
     pub sync_recovery: bool,
 }
 
+/// The node a lock's resource in ZooKeeper is ([`Writes::Node`]).
+pub const RESOURCE: &str = "/resource";
+
+/// Where the protected resource is, and how a holder writes to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Writes {
+    /// Outside ZooKeeper: a write lands the moment the holder makes it
+    /// ([`Observation::Used`]).
+    Outside,
+    /// The node [`RESOURCE`], written with `setData` through the holder's
+    /// session: the write lands when the server applies it.
+    Node,
+    /// [`RESOURCE`], written in a multi whose first op checks that the
+    /// holder's node exists: the server applies the write only while it
+    /// does, in the same transaction.
+    CheckedNode,
+}
+
 impl Contender {
     /// The reference: GUIDs, one watched node, careful about sessions, unfenced.
     pub fn new(dir: &str, rule: Rule) -> Contender {
@@ -333,6 +354,7 @@ impl Contender {
             takes_wake: false,
             remakes_dir: None,
             fenced: false,
+            writes: Writes::Outside,
             recreate_missing: true,
             careless_cancel: false,
             session_guid: true,
@@ -372,12 +394,36 @@ impl Contender {
         }
     }
 
-    /// The application writes to the protected resource, if it holds.
+    /// The application writes to the protected resource, if it holds. A
+    /// resource in ZooKeeper is written with its node's name as the data
+    /// (whose write it is, for [`crate::world::Resource`]); the write's
+    /// reply tells the application nothing it acts on.
     pub fn work(&self, state: &State, out: &mut Effects) {
-        if state.holds() {
-            out.observe(Observation::Used {
+        if !state.holds() {
+            return;
+        }
+        let node = state.node.as_deref().expect("a holder has a node");
+        let (path, data) = (Path::new(RESOURCE), Some(Arc::from(node.as_bytes())));
+        match self.writes {
+            Writes::Outside => out.observe(Observation::Used {
                 sequencer: self.token(state).filter(|_| self.fenced),
-            });
+            }),
+            Writes::Node => out.send(Op::SetData {
+                path,
+                data,
+                version: ANY_VERSION,
+            }),
+            Writes::CheckedNode => out.send(Op::Multi(vec![
+                MultiOp::Check {
+                    path: self.dir.child(node),
+                    version: ANY_VERSION,
+                },
+                MultiOp::SetData {
+                    path,
+                    data,
+                    version: ANY_VERSION,
+                },
+            ])),
         }
     }
 

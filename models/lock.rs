@@ -129,9 +129,10 @@
 
 use std::sync::Arc;
 
-use super::contender::{decide_by, sequence_after, Contender, Pick};
+use super::contender::{decide_by, sequence_after, Contender, Pick, Writes, RESOURCE};
 pub use super::contender::{Decision, Phase, State};
 use crate::catalogued::{Catalogued, Docs, NoParams};
+use crate::knobs::KnobValue;
 use crate::properties::Promise;
 use crate::recipe::{Effects, Incarnation, Input, Recipe, Role, Token};
 use crate::store::{CreateMode, Path};
@@ -202,6 +203,29 @@ crate::knob_value! {
     }
 }
 
+crate::knob_value! {
+    /// Where the protected resource is, and how a holder writes to it (`work`).
+    pub enum ResourceIn {
+        /// outside ZooKeeper: a write lands the moment the holder makes it (the seeds')
+        Outside = "outside",
+        /// the node /resource, written with setData through the holder's session: a write lands when the server applies it, and not at all once the session has expired
+        Znode = "znode",
+        /// /resource, written in a multi whose first op checks that the holder's lock node exists: the server applies the write only while the node does, in the same transaction (the fence Kafka's controller puts around its writes, KAFKA-6082)
+        CheckedZnode = "checked_znode",
+    }
+}
+
+impl ResourceIn {
+    /// How the contender writes.
+    pub fn writes(self) -> Writes {
+        match self {
+            ResourceIn::Outside => Writes::Outside,
+            ResourceIn::Znode => Writes::Node,
+            ResourceIn::CheckedZnode => Writes::CheckedNode,
+        }
+    }
+}
+
 impl Directory {
     /// How the lock node is created.
     pub fn mode(self) -> CreateMode {
@@ -251,8 +275,10 @@ crate::knobs! {
         remakes_directory: bool,
         /// What giving up a pending acquire does with its node.
         on_cancel: OnCancel,
-        /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (seed 002's sequencer).
+        /// The holder hands its sequence number to the protected resource with each write, which refuses one older than it has seen (seed 002's sequencer); only for a resource outside ZooKeeper.
         fenced: bool,
+        /// Where the protected resource is, and how a holder writes to it.
+        resource: ResourceIn,
     }
 }
 
@@ -272,6 +298,7 @@ impl Knobs {
         remakes_directory: true,
         on_cancel: OnCancel::Delete,
         fenced: false,
+        resource: ResourceIn::Outside,
     };
     pub const NO_GUID: Knobs = Knobs {
         guid: false,
@@ -311,6 +338,14 @@ impl Knobs {
     };
     pub const SYNCED_GUID: Knobs = Knobs {
         sync_before_recovery: true,
+        ..Knobs::GUID
+    };
+    pub const ZNODE_RESOURCE: Knobs = Knobs {
+        resource: ResourceIn::Znode,
+        ..Knobs::GUID
+    };
+    pub const CHECKED_WRITE: Knobs = Knobs {
+        resource: ResourceIn::CheckedZnode,
         ..Knobs::GUID
     };
 }
@@ -357,6 +392,7 @@ impl Lock {
         contender.remakes_dir = knobs.remakes_directory.then(|| knobs.directory.mode());
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
+        contender.writes = knobs.resource.writes();
         Lock { knobs, contender }
     }
 }
@@ -463,6 +499,10 @@ impl Recipe for Lock {
         &self.contender.dir
     }
 
+    fn resource_node(&self) -> Option<Path> {
+        (self.knobs.resource != ResourceIn::Outside).then(|| Path::new(RESOURCE))
+    }
+
     fn claims(&self, state: &State, name: &str) -> bool {
         self.contender.claims(state, name)
     }
@@ -496,6 +536,8 @@ impl Catalogued for Lock {
             ("process_guid", "keeps one GUID across renewed sessions: recovering a lost create may adopt its previous session's node"),
             ("host_guid", "a GUID of the host, kept across restarts: recovering a lost create may adopt a dead predecessor's node"),
             ("synced_guid", "the reference, with a sync before the listing that recovers a lost create: on an ensemble it never misses its own node"),
+            ("znode_resource", "the reference guarding a resource in ZooKeeper, /resource, written with setData through the holder's session"),
+            ("checked_write", "the reference guarding /resource, each write a multi that first checks the holder's lock node exists"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -521,6 +563,8 @@ impl Catalogued for Lock {
         ("process_guid", Knobs::PROCESS_GUID),
         ("host_guid", Knobs::HOST_GUID),
         ("synced_guid", Knobs::SYNCED_GUID),
+        ("znode_resource", Knobs::ZNODE_RESOURCE),
+        ("checked_write", Knobs::CHECKED_WRITE),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),
@@ -530,6 +574,24 @@ impl Catalogued for Lock {
     ];
 
     type Params = NoParams;
+
+    /// A sequencer is handed to a resource outside ZooKeeper, which refuses
+    /// an older one; the server cannot read one, so a resource in it is
+    /// fenced by a checked write instead.
+    fn check_variant(knobs: &Knobs) -> Result<(), (&'static str, String)> {
+        if knobs.fenced && knobs.resource != ResourceIn::Outside {
+            return Err((
+                "fenced",
+                format!(
+                    "true with resource = \"{}\", but only a resource outside ZooKeeper reads a \
+                     sequencer; expected fenced = false, or resource = \"checked_znode\" to fence \
+                     the writes in ZooKeeper",
+                    knobs.resource.name()
+                ),
+            ));
+        }
+        Ok(())
+    }
 
     fn build(knobs: Knobs, _params: &NoParams, _scripts: &[Vec<Self::Command>]) -> Lock {
         Lock::new(knobs)

@@ -141,6 +141,9 @@ pub trait AnyRecipe: Sync {
     ) -> Result<(), (String, String)>;
     /// [`Catalogued::check_faults`].
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)>;
+    /// [`Catalogued::check_variant`] on a validated tuning: on error, the
+    /// knob and what was expected.
+    fn check_tuning(&self, tuning: &Tuning) -> Result<(), (&'static str, String)>;
     /// [`Catalogued::RENEWS`].
     fn renews(&self) -> bool;
     /// [`Catalogued::WAITS`].
@@ -501,6 +504,10 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 
     fn check_faults(&self, budget: &FaultBudget) -> Result<(), (&'static str, String)> {
         R::check_faults(budget)
+    }
+
+    fn check_tuning(&self, tuning: &Tuning) -> Result<(), (&'static str, String)> {
+        R::check_variant(&tuning.knobs::<R>())
     }
 
     fn renews(&self) -> bool {

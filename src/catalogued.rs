@@ -82,6 +82,12 @@ pub trait Catalogued: Recipe {
         Ok(())
     }
 
+    /// Whether a setting of the knobs makes sense (two knobs that cannot be
+    /// combined); if not, the knob's key and what was expected.
+    fn check_variant(_variant: &Self::Variant) -> Result<(), (&'static str, String)> {
+        Ok(())
+    }
+
     /// Whether the parameters make sense for these scripts; if not, the
     /// parameter's key (`params.threshold`) and what was expected.
     fn check_params(

@@ -55,6 +55,18 @@ pub struct Served {
     pub op: Op,
     pub result: OpResult,
     pub notifications: Vec<Notification>,
+    /// The server's tree (the leader's order) right after this request,
+    /// where the server applied more in the same step (a crash's requests
+    /// in flight, [`Net::break_connection`]): what a judgment of this
+    /// request's moment reads. `None` where the net's tree is that moment.
+    pub tree: Option<Store>,
+}
+
+impl Served {
+    /// The server's tree right after this request: its own, or `net`'s.
+    pub fn tree<'a>(&'a self, net: &'a Net) -> &'a Store {
+        self.tree.as_ref().unwrap_or(&net.store)
+    }
 }
 
 /// The server, its clients and their connections. Each client and each link
@@ -254,6 +266,7 @@ impl Net {
             op: request.op,
             result: applied.result,
             notifications: applied.notifications,
+            tree: None,
         }
     }
 
@@ -349,13 +362,16 @@ impl Net {
     /// its next [`Net::deliver`]. Answers what the server applied.
     pub fn break_connection(&mut self, id: ClientId, applied: usize) -> Vec<Served> {
         let session = self.session(id);
-        let mut served = Vec::new();
+        let mut served: Vec<Served> = Vec::new();
         // The model holds a session's requests behind its write or `sync`
         // its server has not finished (one pending a session, where a real
         // server would pass later writes on at once): they are not applied
         // here.
         while served.len() < applied && self.can_serve_before_a_break(id) {
             let request = self.link_mut(id).up.pop_front().expect("a request");
+            if let Some(earlier) = served.last_mut() {
+                earlier.tree = Some(self.store.clone());
+            }
             served.push(self.handle(id, request));
         }
         self.links[id] = Arc::new(Link {

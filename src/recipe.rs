@@ -434,6 +434,15 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
         CreateMode::Persistent
     }
 
+    /// The node that is the protected resource, for a recipe that guards one
+    /// in ZooKeeper: the world makes it (persistent, empty) before any client
+    /// starts, and judges each write the server applies to it by whose it
+    /// is, the node its data names ([`crate::world::Resource`]). By default
+    /// none: a resource, if any, is outside ZooKeeper ([`Observation::Used`]).
+    fn resource_node(&self) -> Option<Path> {
+        None
+    }
+
     /// Whether the client knows of `name` in [`Recipe::directory`] as its own
     /// and still wants it. A node there owned by a live session whose client
     /// does not claim it is an orphan.

@@ -243,6 +243,37 @@ fn store_settings_outside_their_range_are_refused() {
     );
 }
 
+/// Two knobs that cannot go together are refused, named where the scenario
+/// turned the one refused: in `[knobs]`, in a client's `knobs`, or at the
+/// variant whose preset did.
+#[test]
+fn a_sequencer_for_a_resource_in_zookeeper_is_refused_naming_the_knob() {
+    let why = "true with resource = \"znode\", but only a resource outside ZooKeeper reads a \
+               sequencer; expected fenced = false, or resource = \"checked_znode\" to fence the \
+               writes in ZooKeeper";
+    assert_eq!(
+        error_of(&replaced(
+            "[faults]",
+            "[knobs]\nfenced = true\nresource = \"znode\"\n\n[faults]"
+        )),
+        format!("scenarios/lock/broken.toml: `knobs.fenced`: {why}")
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{}\n[[client]]\nknobs = {{ resource = \"znode\" }}\n[[client]]\n",
+            replaced("variant = \"guid\"", "variant = \"fenced\"")
+        )),
+        format!("scenarios/lock/broken.toml: `variant`: {why}")
+    );
+    assert_eq!(
+        error_of(&format!(
+            "{}\n[[client]]\n[[client]]\nknobs = {{ fenced = true }}\n",
+            replaced("variant = \"guid\"", "variant = \"znode_resource\"")
+        )),
+        format!("scenarios/lock/broken.toml: `client[1].knobs.fenced`: {why}")
+    );
+}
+
 #[test]
 fn an_ensemble_needs_servers_in_range_and_a_lag_or_move_needs_an_ensemble() {
     assert_eq!(

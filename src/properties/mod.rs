@@ -33,9 +33,12 @@ pub fn writer_exclusion<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R:
 }
 
 /// Resource safety: the protected resource never accepted a write from a
-/// holder older than one whose write it had already accepted.
+/// holder older than one whose write it had already accepted; a resource
+/// in ZooKeeper, none the server applied while its writer's node was not
+/// the first in create order ([`crate::world::Resource::unheld`]).
 pub fn resource_safety<R: Recipe>(_: &World<R>, state: &WorldState<R::State, R::Log>) -> bool {
-    !state.history.resource.interleaved
+    let resource = state.history.resource;
+    !resource.interleaved && !resource.unheld
 }
 
 /// Herd avoidance: no znode deletion woke more than one waiting client.
@@ -147,7 +150,8 @@ impl<R: Recipe> Promise<R> {
         Promise::always(
             "resource_safety",
             "the protected resource never takes a write from a holder older than one whose \
-             write it already took",
+             write it already took, nor (a resource in ZooKeeper) one the server applies under \
+             a lock node that is not then the first",
             resource_safety,
             resource_safety_broken,
         )
@@ -251,6 +255,13 @@ fn writer_exclusion_broken<R: Recipe>(_: &World<R>, run: Run<'_, R>) -> Option<S
 }
 
 fn resource_safety_broken<R: Recipe>(_: &World<R>, run: Run<'_, R>) -> Option<String> {
+    if let Some(step) = run.first_step(|state| state.history.resource.unheld) {
+        return Some(format!(
+            "at step {step} the server applied a write to the resource under a lock node \
+             (the node its data names) that was not then the first in the lock directory: \
+             its writer wrote on a lock it did not hold"
+        ));
+    }
     // The step that broke it: the write that landed late.
     let step = run.first_step(|state| state.history.resource.interleaved)?;
     let late = run

@@ -402,12 +402,24 @@ fn variants(
                     ))
                 }
             };
+            let own_knobs = section.and_then(|table| table.knobs.as_ref());
             let mut overrides = every.clone();
-            overrides.extend(turned(
-                section.and_then(|table| table.knobs.as_ref()),
-                &format!("client[{client}].knobs"),
-            )?);
-            tuning(recipe, name, presets, &overrides).map_err(|message| errors.at(&key, message))
+            overrides.extend(turned(own_knobs, &format!("client[{client}].knobs"))?);
+            let tuning = tuning(recipe, name, presets, &overrides)
+                .map_err(|message| errors.at(&key, message))?;
+            // Knobs that cannot go together: named where the scenario set
+            // the one refused, or at the variant whose preset did.
+            recipe.check_tuning(&tuning).map_err(|(knob, message)| {
+                let at = if own_knobs.is_some_and(|table| table.contains_key(knob)) {
+                    format!("client[{client}].knobs.{knob}")
+                } else if raw.knobs.as_ref().is_some_and(|table| table.contains_key(knob)) {
+                    format!("knobs.{knob}")
+                } else {
+                    key.clone()
+                };
+                errors.at(&at, message)
+            })?;
+            Ok(tuning)
         })
         .collect()
 }

@@ -39,7 +39,10 @@ use crate::recipe::{
     ClientId, Effects, Incarnation, Input, Log, Observation, Recipe, Role, Token, Witness,
 };
 use crate::store::rename::Groups;
-use crate::store::{CreateMode, Notification, Op, Path, Response, SessionId, StoreConfig, Zxid};
+use crate::store::{
+    CreateMode, MultiOp, MultiOutcome, Notification, Op, Path, Response, SessionId, Store,
+    StoreConfig, Zxid,
+};
 use crate::world::faults::{Fate, FaultBudget, Spent};
 
 /// A node of the tree the server holds before any client starts (a
@@ -195,6 +198,13 @@ pub struct Resource {
     /// It accepted a write from a holder granted before one whose write it
     /// had already accepted: a stale holder's write landed on a newer one's.
     pub interleaved: bool,
+    /// A resource in ZooKeeper ([`Recipe::resource_node`]) took a write
+    /// whose writer's node (the node its data names) was not, when the
+    /// server applied it, the first of the directory's nodes in create
+    /// order: a write from a client that did not hold the lock then. (The
+    /// first node's writes land in grant order, so this is the one way
+    /// such a resource's writes go wrong.)
+    pub unheld: bool,
 }
 
 impl Resource {
@@ -213,6 +223,40 @@ impl Resource {
         }
         self.newest = self.newest.max(Some(tenure.grant));
     }
+}
+
+/// The writer's node a write to `resource` names, if `one` is one the
+/// server applied: a `setData` of it, or a committed multi with one.
+fn resource_write<'a>(one: &'a Served, resource: &Path) -> Option<&'a [u8]> {
+    let data = match (&one.op, &one.result) {
+        (Op::SetData { path, data, .. }, Ok(Response::SetData { .. })) if path == resource => data,
+        (Op::Multi(ops), Ok(Response::Multi(MultiOutcome::Committed(_)))) => {
+            ops.iter().find_map(|op| match op {
+                MultiOp::SetData { path, data, .. } if path == resource => Some(data),
+                _ => None,
+            })?
+        }
+        _ => return None,
+    };
+    Some(data.as_deref().unwrap_or_default())
+}
+
+/// Whether the child of `directory` that `name` names is, in `tree`, the
+/// first of its children in create order (the holder, for a lock).
+fn holds_first(tree: &Store, directory: &Path, name: &[u8]) -> bool {
+    let Some(name) = std::str::from_utf8(name)
+        .ok()
+        .filter(|name| !name.is_empty())
+    else {
+        return false;
+    };
+    let Some(order) = tree.creation_order(&directory.child(name)) else {
+        return false;
+    };
+    tree.children(directory).iter().all(|child| {
+        tree.creation_order(&directory.child(child))
+            .is_none_or(|other| other >= order)
+    })
 }
 
 /// What the properties read: beliefs and the facts that happened, updated from
@@ -855,6 +899,12 @@ impl<R: Recipe> World<R> {
             if let Some(fact) = self.recipe(client).served(&one.op, &one.result) {
                 self.observe(state, client, Observation::Fact(fact));
             }
+            if let Some(resource) = self.recipe(client).resource_node() {
+                if let Some(writer) = resource_write(one, &resource) {
+                    let held = holds_first(one.tree(&state.net), self.directory(), writer);
+                    state.history.resource.unheld |= !held;
+                }
+            }
             if let Ok(Response::Created { path, .. }) = &one.result {
                 if path.is_child_of(self.directory()) {
                     if let Some(order) = state.net.store.creation_order(path) {
@@ -1157,6 +1207,20 @@ impl<R: Recipe> Model for World<R> {
             net.store.apply(net.session(0), &create);
         }
         let dead_sessions = self.plant(&mut net);
+        // A resource in ZooKeeper, if any client's recipe guards one and the
+        // starting tree does not hold it already.
+        let resources: BTreeSet<Path> = self.recipes.iter().filter_map(R::resource_node).collect();
+        for path in resources {
+            if net.store.exists(&path) {
+                continue;
+            }
+            let create = Op::Create {
+                path,
+                data: None,
+                mode: CreateMode::Persistent,
+            };
+            net.store.apply(net.session(0), &create);
+        }
         if self.store.servers > 1 {
             net.form_ensemble(usize::from(self.store.servers), u64::from(self.store.lag));
         }

@@ -202,6 +202,9 @@ pub(crate) fn fired<S, L: Log>(before: &WorldState<S, L>, after: &WorldState<S, 
     if after.history.herd && !before.history.herd {
         out.push_str("; ONE DELETION WOKE SEVERAL WAITERS");
     }
+    if after.history.resource.unheld && !before.history.resource.unheld {
+        out.push_str("; THE RESOURCE TAKES A WRITE UNDER A LOCK NODE THAT IS NOT THE FIRST");
+    }
     out
 }
 
