@@ -31,7 +31,7 @@
 //! "reads_again"` is. The reference, which waits on, is stale for ever
 //! under kazoo's rules.
 //!
-//! Variants are presets of three knobs ([`Knobs`]), which a scenario may turn
+//! Variants are presets of four knobs ([`Knobs`]), which a scenario may turn
 //! one by one (`[knobs]`, per client in `[[client]]`):
 //! - `reference`: the above;
 //! - `read_then_watch` (`watches = "after_each_read"`): reads without a watch, then sets the watch with
@@ -53,6 +53,19 @@
 //!   one-shot watch too, which the server, keeping one mode per path and
 //!   session, puts in the persistent watch's place (ZOOKEEPER-4466, fixed in
 //!   3.9): it hears of the first change only.
+//!
+//! Stopping (`stop`, a cache's `close()`): the reader removes its watch
+//! and follows no more. The reference removes every watch of its session
+//! on [`CONFIG`] (`removeAllWatches`, the server's `removeWatches`), and
+//! sends it again after CONNECTIONLOSS, as Curator's `guaranteed()` does (a
+//! removal whose reply was lost leaves the library its watch, which the
+//! reconnect set again at the server). `on_stop = "removes_its_watcher"`
+//! removes its own watcher (`removeWatches(path, watcher, ...)`), as
+//! Curator's `PersistentWatcher.close()` does, and so the `persistent`
+//! preset: the Java client then sends `checkWatches`, which removes nothing
+//! at the server, and forgets the watch itself, so the server goes on
+//! firing it at the connection until the connection drops
+//! (ZOOKEEPER-4472).
 
 use crate::properties::Promise;
 
@@ -60,7 +73,8 @@ use crate::catalogued::{Catalogued, Docs, NoParams};
 use crate::client::SessionEvent;
 use crate::recipe::{Effects, Incarnation, Input, Recipe};
 use crate::store::{
-    data, AddWatchMode, ErrorCode, EventType, Op, OpResult, Path, Response, ANY_VERSION,
+    data, AddWatchMode, ErrorCode, EventType, Op, OpResult, Path, Response, WatcherType,
+    ANY_VERSION,
 };
 use crate::world::{Run, World, WorldState};
 
@@ -87,6 +101,16 @@ impl Watches {
     /// Whether the reader watches with `addWatch`.
     fn persistent(self) -> bool {
         matches!(self, Watches::Persistent | Watches::PersistentWithWatchedRead)
+    }
+}
+
+crate::knob_value! {
+    /// How a reader that stops removes its watch.
+    pub enum OnStop {
+        /// every watch of its session on the node, `removeAllWatches` (the server's `removeWatches`): the server drops them (the reference)
+        RemovesAll = "removes_all",
+        /// its own watcher, `removeWatches(path, watcher, ...)` as Curator's `PersistentWatcher.close()` does: the Java client sends `checkWatches`, which removes nothing at the server, and forgets the watch itself, so the server fires it at the connection until that drops (ZOOKEEPER-4472)
+        RemovesItsWatcher = "removes_its_watcher",
     }
 }
 
@@ -121,6 +145,8 @@ crate::knobs! {
         after_renewal: AfterRenewal,
         /// What a reader holding a value does when its connection comes back.
         on_reconnect: OnReconnect,
+        /// How a reader that stops removes its watch.
+        on_stop: OnStop,
     }
 }
 
@@ -130,6 +156,7 @@ impl Knobs {
         watches: Watches::EachRead,
         after_renewal: AfterRenewal::ReadsAgain,
         on_reconnect: OnReconnect::Waits,
+        on_stop: OnStop::RemovesAll,
     };
     pub const READ_THEN_WATCH: Knobs = Knobs {
         watches: Watches::AfterEachRead,
@@ -147,10 +174,13 @@ impl Knobs {
     /// every reconnect (`CuratorCacheImpl` rebuilds on `RECONNECTED`, and
     /// its `PersistentWatcher` sets the watch again): the server sets a
     /// persistent watch again on reconnect with no event for a change
-    /// made meanwhile (ZOOKEEPER-4698).
+    /// made meanwhile (ZOOKEEPER-4698). Its `close()` removes its own
+    /// watcher (`PersistentWatcher.close()`), which the server keeps
+    /// (ZOOKEEPER-4472).
     pub const PERSISTENT: Knobs = Knobs {
         watches: Watches::Persistent,
         on_reconnect: OnReconnect::ReadsAgain,
+        on_stop: OnStop::RemovesItsWatcher,
         ..Knobs::REFERENCE
     };
 }
@@ -161,6 +191,8 @@ pub enum Command {
     Read,
     /// Write the next value.
     Write,
+    /// Stop following: remove the watch (a cache's `close()`).
+    Stop,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -174,6 +206,8 @@ pub enum Phase {
     Holding,
     /// A reader whose session ended.
     Dead,
+    /// A reader that stopped, its watch removal in flight.
+    Stopping,
 }
 
 /// One client's state: a writer's count of values written, a reader's value.
@@ -188,6 +222,8 @@ pub struct State {
     /// The session ended with the application's call (a write, a read) in
     /// flight: a renewed session makes it again.
     pub interrupted: bool,
+    /// The reader stopped following: it reads no more.
+    pub stopped: bool,
 }
 
 /// Not renamed: its recipe does not say its clients are interchangeable ([`crate::symmetry`]).
@@ -208,6 +244,9 @@ impl std::fmt::Display for State {
         }
         if let Some(value) = self.value {
             write!(f, " holds {value}")?;
+        }
+        if self.stopped {
+            f.write_str(" stopped")?;
         }
         Ok(())
     }
@@ -271,7 +310,9 @@ impl Configuration {
     fn renewed(&self, state: &mut State, out: &mut Effects) {
         let interrupted = std::mem::take(&mut state.interrupted);
         state.phase = Phase::Idle;
-        if state.written > 0 {
+        if state.stopped {
+            // Its watches died with the old session; it follows no more.
+        } else if state.written > 0 {
             if interrupted {
                 state.phase = Phase::Writing;
                 out.send(self.write(state.written));
@@ -280,6 +321,15 @@ impl Configuration {
             state.phase = Phase::Holding;
         } else if state.value.is_some() || interrupted {
             self.read(state, true, out);
+        }
+    }
+
+    /// The request that removes a stopping reader's watch.
+    fn remove_watch(&self) -> Op {
+        let (path, kind) = (self.config.clone(), WatcherType::Any);
+        match self.knobs.on_stop {
+            OnStop::RemovesAll => Op::RemoveWatches { path, kind },
+            OnStop::RemovesItsWatcher => Op::CheckWatches { path, kind },
         }
     }
 
@@ -296,6 +346,8 @@ impl Configuration {
             (_, Err(ErrorCode::SessionExpired)) => die(state),
             (_, Err(ErrorCode::ConnectionLoss)) => out.send(op),
             (Op::SetData { .. }, Ok(_)) => state.phase = Phase::Idle,
+            // The removal ended (NOWATCHER too: nothing was left to remove).
+            (Op::RemoveWatches { .. } | Op::CheckWatches { .. }, _) => state.phase = Phase::Idle,
             (Op::GetData { .. }, Ok(Response::Data { data, .. }))
                 if state.phase == Phase::Reading =>
             {
@@ -337,6 +389,7 @@ impl Recipe for Configuration {
             | u64::from(state.value.is_some()) << 32
             | u64::from(state.updated) << 33
             | u64::from(state.interrupted) << 34
+            | u64::from(state.stopped) << 35
     }
 
     fn init(&self, _me: Incarnation) -> State {
@@ -346,6 +399,7 @@ impl Recipe for Configuration {
             value: None,
             updated: false,
             interrupted: false,
+            stopped: false,
         }
     }
 
@@ -362,8 +416,15 @@ impl Recipe for Configuration {
                 state.phase = Phase::Writing;
                 out.send(self.write(state.written));
             }
-            Input::Command(Command::Read) if state.phase == Phase::Idle => {
+            Input::Command(Command::Read) if state.phase == Phase::Idle && !state.stopped => {
                 self.read(state, true, out)
+            }
+            Input::Command(Command::Stop)
+                if matches!(state.phase, Phase::Reading | Phase::Holding) =>
+            {
+                state.stopped = true;
+                state.phase = Phase::Stopping;
+                out.send(self.remove_watch());
             }
             Input::Command(_) => {}
             Input::Reply { op, result } => self.on_reply(state, op, result, out),
@@ -428,6 +489,7 @@ impl Catalogued for Configuration {
         commands: &[
             ("read", "read the configuration and follow it"),
             ("write", "write the next value"),
+            ("stop", "stop following: remove the watch (a cache's close())"),
         ],
         group: &[
             &["write"],
@@ -442,8 +504,11 @@ impl Catalogued for Configuration {
         ("keeps_old_watch", Knobs::KEEPS_OLD_WATCH),
         ("persistent", Knobs::PERSISTENT),
     ];
-    const COMMANDS: &'static [(&'static str, Command)] =
-        &[("read", Command::Read), ("write", Command::Write)];
+    const COMMANDS: &'static [(&'static str, Command)] = &[
+        ("read", Command::Read),
+        ("write", Command::Write),
+        ("stop", Command::Stop),
+    ];
 
     type Params = NoParams;
 
@@ -480,14 +545,73 @@ impl Catalogued for Configuration {
                 "a reader read a value other than the one it held (a write reached a reader)",
                 reader_saw_an_update,
             ),
+            Promise::always(
+                "stopped_readers_unwatched",
+                "once nothing but a fault can happen, no reader that stopped has a watch left \
+                 at its server",
+                stopped_readers_unwatched,
+                watched_stopped_readers,
+            )
+            .by_default(true),
+            Promise::sometimes(
+                "a_reader_stopped",
+                "a reader stopped following and its watch removal ended",
+                a_reader_stopped,
+            )
+            .by_default(false),
         ]
     }
 }
 
-/// A live reader: it has read, its process runs, and its session is alive
-/// (a reader whose session expired can no longer read and knows it).
+/// A live reader: it has read and not stopped, its process runs, and its
+/// session is alive (a reader whose session expired can no longer read and
+/// knows it).
 pub fn live_reader(state: &WorldState<State>, client: usize) -> bool {
-    state.processes[client].recipe.value.is_some() && state.is_live(client)
+    let reader = &state.processes[client].recipe;
+    reader.value.is_some() && !reader.stopped && state.is_live(client)
+}
+
+/// The stopped readers whose live session still has a watch at the server
+/// it is connected to.
+fn still_watched(state: &WorldState<State>) -> Vec<usize> {
+    let net = &state.net;
+    (0..state.processes.len())
+        .filter(|&client| state.processes[client].recipe.stopped && state.is_live(client))
+        .filter(|&client| {
+            let store = net.ensemble.store(&net.store, net.server(client));
+            store.watches_of(net.session(client))
+        })
+        .collect()
+}
+
+/// Once nothing but a fault can happen, no stopped reader's session has a
+/// watch left at its server. Checked on quiescent states, soundly, for the
+/// reason [`crate::properties::no_orphan_no_deadlock`] gives.
+pub fn stopped_readers_unwatched(
+    world: &World<Configuration>,
+    state: &WorldState<State>,
+) -> bool {
+    !world.is_quiescent(state) || still_watched(state).is_empty()
+}
+
+/// Why `stopped_readers_unwatched` is broken: whose watches stay.
+fn watched_stopped_readers(
+    _: &World<Configuration>,
+    run: Run<'_, Configuration>,
+) -> Option<String> {
+    let left: Vec<String> = still_watched(run.last())
+        .into_iter()
+        .map(|c| format!("c{c}"))
+        .collect();
+    Some(format!(
+        "nothing but a fault can happen, and the server still keeps a watch of {}, which stopped",
+        crate::properties::and_list(&left)
+    ))
+}
+
+/// A reader stopped and its removal ended (the partner).
+pub fn a_reader_stopped(_: &World<Configuration>, state: &WorldState<State>) -> bool {
+    (state.processes.iter()).any(|process| process.recipe.stopped && process.recipe.phase != Phase::Stopping)
 }
 
 /// After the last write, once nothing but a fault can happen, every live
@@ -551,4 +675,4 @@ fn stale_readers(world: &World<Configuration>, run: Run<'_, Configuration>) -> O
 
 /// The phases by name, in declaration order: what a check's coverage
 /// reports ([`Recipe::PHASES`]).
-const PHASES: [&str; 5] = ["Idle", "Writing", "Reading", "Holding", "Dead"];
+const PHASES: [&str; 6] = ["Idle", "Writing", "Reading", "Holding", "Dead", "Stopping"];

@@ -781,6 +781,10 @@ impl Recipe for TwoPhaseCommit {
                         self.evaluate(state, out);
                     }
                     EventType::NodeChildrenChanged => {}
+                    // It removes no watch.
+                    EventType::DataWatchRemoved
+                    | EventType::ChildWatchRemoved
+                    | EventType::PersistentWatchRemoved => {}
                 }
             }
             Input::Session(SessionEvent::Expired | SessionEvent::Closed) => die(state),

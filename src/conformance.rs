@@ -55,6 +55,11 @@ pub enum Call {
     Sync(String),
     Multi(Vec<MultiCall>),
     AddWatch(String, AddWatchMode),
+    /// `removeAllWatches` (opcode `removeWatches`).
+    RemoveWatches(String, WatcherType),
+    /// `removeWatches` of the application's one watcher (opcode
+    /// `checkWatches`).
+    CheckWatches(String, WatcherType),
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -114,6 +119,14 @@ impl Call {
             Call::AddWatch(path, mode) => Op::AddWatch {
                 path: under(root, path),
                 mode: *mode,
+            },
+            Call::RemoveWatches(path, kind) => Op::RemoveWatches {
+                path: under(root, path),
+                kind: *kind,
+            },
+            Call::CheckWatches(path, kind) => Op::CheckWatches {
+                path: under(root, path),
+                kind: *kind,
             },
         }
     }
@@ -187,6 +200,7 @@ pub enum SeenReply {
     Closed,
     Reopened,
     WatchAdded,
+    WatchesRemoved,
 }
 
 /// One step's observations: the reply, and each session's watch events as a
@@ -419,6 +433,7 @@ impl Normalizer {
             ),
             Ok(Response::Synced { .. }) => SeenReply::Synced,
             Ok(Response::WatchAdded) => SeenReply::WatchAdded,
+            Ok(Response::WatchesRemoved) => SeenReply::WatchesRemoved,
             Ok(Response::Multi(outcome)) => {
                 let results = match outcome {
                     MultiOutcome::Committed(results) => results
@@ -736,6 +751,12 @@ fn rust_call(call: &Call) -> String {
         Call::Sync(path) => format!("Call::Sync({})", p(path)),
         Call::AddWatch(path, mode) => {
             format!("Call::AddWatch({}, AddWatchMode::{mode:?})", p(path))
+        }
+        Call::RemoveWatches(path, kind) => {
+            format!("Call::RemoveWatches({}, WatcherType::{kind:?})", p(path))
+        }
+        Call::CheckWatches(path, kind) => {
+            format!("Call::CheckWatches({}, WatcherType::{kind:?})", p(path))
         }
         Call::Multi(ops) => {
             let ops: Vec<String> = ops

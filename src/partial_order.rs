@@ -241,13 +241,14 @@ fn fault_may_strike<R: Recipe>(
     })
 }
 
-/// Whether the server registers a watch when it serves `op`.
+/// Whether the server registers a watch when it serves `op`, or removes
+/// one, or reads every session's watches (`checkWatches`).
 fn sets_watch(op: &Op) -> bool {
     match op {
         Op::Exists { watch, .. } | Op::GetData { watch, .. } | Op::GetChildren { watch, .. } => {
             *watch
         }
-        Op::AddWatch { .. } => true,
+        Op::AddWatch { .. } | Op::RemoveWatches { .. } | Op::CheckWatches { .. } => true,
         _ => false,
     }
 }

@@ -1105,3 +1105,136 @@ fn a_new_session_keeps_its_librarys_rules() {
     net.open_session(A);
     assert_eq!(net.client(A).library(), Library::KAZOO2);
 }
+
+// ---------------------------------------------------------------------------
+// Removing watches: `removeAllWatches` (opcode removeWatches) and
+// `removeWatches` of the application's one watcher (opcode checkWatches),
+// as the Java client's `ZKWatchManager.removeWatcher` ends them.
+// ---------------------------------------------------------------------------
+
+fn remove_all(path: &str, kind: WatcherType) -> Op {
+    Op::RemoveWatches {
+        path: p(path),
+        kind,
+    }
+}
+
+fn remove_watcher(path: &str, kind: WatcherType) -> Op {
+    Op::CheckWatches {
+        path: p(path),
+        kind,
+    }
+}
+
+fn add_watch(path: &str) -> Op {
+    Op::AddWatch {
+        path: p(path),
+        mode: AddWatchMode::Persistent,
+    }
+}
+
+#[test]
+fn a_removal_delivers_one_event_per_table_it_emptied_before_its_reply() {
+    let mut net = net(2);
+    run(&mut net, B, vec![create("/a", Persistent)]);
+    run(
+        &mut net,
+        A,
+        vec![get_data("/a"), get_children("/a"), add_watch("/a")],
+    );
+    let xid = net.client(A).next_xid();
+    let out = run(&mut net, A, vec![remove_all("/a", WatcherType::Data)]);
+    assert_eq!(
+        shorts(&out),
+        [format!("W:DataWatchRemoved:/a"), format!("R{xid}:OK")]
+    );
+    let watches = net.client(A).watches();
+    assert!(watches.data.is_empty());
+    assert_eq!(
+        (paths(&watches.child), paths(&watches.persistent)),
+        (vec!["/a"], vec!["/a"])
+    );
+    let out = run(&mut net, A, vec![remove_all("/a", WatcherType::Any)]);
+    assert_eq!(
+        events(&out),
+        ["W:ChildWatchRemoved:/a", "W:PersistentWatchRemoved:/a"]
+    );
+    assert!(net.client(A).watches().is_empty());
+    // Nothing left, at the library or the server.
+    let xid = net.client(A).next_xid();
+    let out = run(&mut net, A, vec![remove_all("/a", WatcherType::Any)]);
+    assert_eq!(result_of(&out, xid), Err(ErrorCode::NoWatcher));
+    net.submit(B, set("/a", b"1"));
+    assert!(events(&net.settle()[A]).is_empty());
+}
+
+#[test]
+fn a_persistent_watch_removed_as_children_goes_at_the_server_but_not_at_the_library() {
+    let mut net = net(2);
+    run(&mut net, B, vec![create("/a", Persistent)]);
+    run(&mut net, A, vec![add_watch("/a")]);
+    // The server takes it out of its child table; the library's child table
+    // had none, so it removes nothing of its own and says NOWATCHER.
+    let xid = net.client(A).next_xid();
+    let out = run(&mut net, A, vec![remove_all("/a", WatcherType::Children)]);
+    assert_eq!(shorts(&out), [format!("R{xid}:NOWATCHER")]);
+    assert_eq!(paths(&net.client(A).watches().persistent), ["/a"]);
+    net.submit(B, create("/a/b", Persistent));
+    assert!(
+        events(&net.settle()[A]).is_empty(),
+        "no NodeChildrenChanged"
+    );
+    // A reconnect sets it again in both tables (SetWatches2).
+    net.disconnect(A, 0);
+    net.reconnect(A);
+    net.submit(B, create("/a/c", Persistent));
+    assert_eq!(events(&net.settle()[A]), ["W:NodeChildrenChanged:/a"]);
+}
+
+#[test]
+fn a_removal_whose_reply_is_lost_leaves_the_library_its_watch_and_a_reconnect_sets_it_again() {
+    let mut net = net(2);
+    run(&mut net, B, vec![create("/a", Persistent)]);
+    run(&mut net, A, vec![get_data("/a")]);
+    let xid = net.client(A).next_xid();
+    net.submit(A, remove_all("/a", WatcherType::Data));
+    // The server removes it, and the reply is lost with the connection.
+    let out = net.disconnect(A, 1);
+    assert_eq!(result_of(&out, xid), Err(ErrorCode::ConnectionLoss));
+    assert_eq!(paths(&net.client(A).watches().data), ["/a"]);
+    net.reconnect(A);
+    net.submit(B, set("/a", b"1"));
+    assert_eq!(
+        events(&net.settle()[A]),
+        ["W:NodeDataChanged:/a"],
+        "removed, then set again"
+    );
+}
+
+#[test]
+fn a_lost_removal_of_a_watch_the_library_never_had_is_nowatcher() {
+    let mut net = net(1);
+    let xid = net.client(A).next_xid();
+    net.submit(A, remove_all("/a", WatcherType::Any));
+    let out = net.disconnect(A, 0);
+    assert_eq!(result_of(&out, xid), Err(ErrorCode::NoWatcher));
+}
+
+#[test]
+fn removing_its_watcher_leaves_a_persistent_watch_firing_at_the_connection_until_it_drops() {
+    let mut net = net(2);
+    run(&mut net, B, vec![create("/a", Persistent)]);
+    run(&mut net, A, vec![add_watch("/a")]);
+    let out = run(&mut net, A, vec![remove_watcher("/a", WatcherType::Any)]);
+    assert_eq!(events(&out), ["W:PersistentWatchRemoved:/a"]);
+    assert!(net.client(A).watches().is_empty());
+    // The server still fires it (ZOOKEEPER-4472); the library, which has
+    // no watcher for it, delivers nothing.
+    net.submit(B, set("/a", b"1"));
+    assert!(events(&net.settle()[A]).is_empty());
+    assert!(net.store.watches_of(net.session(A)), "still at the server");
+    // A new connection does not set it again.
+    net.disconnect(A, 0);
+    net.reconnect(A);
+    assert!(!net.store.watches_of(net.session(A)));
+}

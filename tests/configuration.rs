@@ -11,7 +11,8 @@ use zoocheck::models::configuration::{
 };
 use zoocheck::recipe::{Effects, Incarnation, Input, Recipe};
 use zoocheck::store::{
-    data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent, ANY_VERSION,
+    data, ErrorCode, EventType, Op, OpResult, Path, Response, Stat, WatchEvent, WatcherType,
+    ANY_VERSION,
 };
 use zoocheck::world::{Action, World, WorldState};
 
@@ -36,6 +37,7 @@ fn st(phase: Phase, written: u8, value: Option<u8>, updated: bool) -> State {
         value,
         updated,
         interrupted: false,
+        stopped: false,
     }
 }
 
@@ -269,6 +271,67 @@ fn a_renewed_session_reads_again_and_writes_again() {
     let mut s = st(Phase::Idle, 2, None, false);
     assert!(renew(Knobs::REFERENCE, &mut s).is_empty());
     assert_eq!(s, st(Phase::Idle, 2, None, false));
+}
+
+#[test]
+fn a_reader_that_stops_removes_its_watch_as_its_variant_does_and_follows_no_more() {
+    let config = || Path::new("/config");
+    for (variant, removal) in [
+        (
+            Knobs::REFERENCE,
+            Op::RemoveWatches {
+                path: config(),
+                kind: WatcherType::Any,
+            },
+        ),
+        (
+            Knobs::PERSISTENT,
+            Op::CheckWatches {
+                path: config(),
+                kind: WatcherType::Any,
+            },
+        ),
+    ] {
+        let mut s = st(Phase::Holding, 0, Some(1), false);
+        let stop = run(variant, &mut s, Input::Command(Command::Stop));
+        assert_eq!(stop, sends(vec![removal.clone()]), "{variant:?}");
+        assert_eq!((s.phase, s.stopped), (Phase::Stopping, true));
+        // Sent again after CONNECTIONLOSS (Curator's guaranteed()).
+        let reply = |result| Input::Reply {
+            op: removal.clone(),
+            result,
+        };
+        let again = run(variant, &mut s, reply(Err(ErrorCode::ConnectionLoss)));
+        assert_eq!(again, sends(vec![removal.clone()]));
+        // A change heard before the removal ended is not followed.
+        assert_eq!(run(variant, &mut s, changed()), sends(vec![]));
+        assert_eq!(
+            run(variant, &mut s, reply(Err(ErrorCode::NoWatcher))),
+            sends(vec![])
+        );
+        assert_eq!(s.phase, Phase::Idle);
+        assert_eq!(
+            run(variant, &mut s, Input::Command(Command::Read)),
+            sends(vec![]),
+            "stopped"
+        );
+    }
+    // A renewed session of a stopped reader reads no more.
+    let dead = |s: &State| s.phase == Phase::Dead;
+    let mut s = State {
+        stopped: true,
+        ..st(Phase::Idle, 0, Some(1), false)
+    };
+    let renewed = expire_and_renew(&Configuration::new(Knobs::REFERENCE), ME, &mut s, dead);
+    assert!(renewed.requests.is_empty());
+    assert_eq!(s.phase, Phase::Idle);
+    // A writer, or a reader that has not read yet, has nothing to stop.
+    let mut s = st(Phase::Idle, 1, None, false);
+    assert_eq!(
+        run(Knobs::REFERENCE, &mut s, Input::Command(Command::Stop)),
+        sends(vec![])
+    );
+    assert!(!s.stopped);
 }
 
 /// A client is a writer or a reader, so that a renewal knows what to make

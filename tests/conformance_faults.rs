@@ -88,9 +88,10 @@ use tokio::task::JoinHandle;
 use zoocheck::client::{ConnState, Delivery, SessionEvent, Xid};
 use zoocheck::conformance::{under, Call, Normalizer};
 use zoocheck::net::{ClientId, Net};
+use zoocheck::store::Path;
 use zoocheck::store::{
     self, AddWatchMode, CreateMode, ErrorCode, Op, OpResult, Response, SessionId, Stat, Store,
-    StoreConfig, ANY_VERSION,
+    StoreConfig, WatcherType, ANY_VERSION,
 };
 
 // Of the shared helpers this suite uses only the server lookup, the
@@ -631,6 +632,19 @@ fn command(call: &Call, root: &str) -> String {
                 AddWatchMode::PersistentRecursive => "R",
             }
         ),
+        Call::RemoveWatches(path, kind) => format!("removeall {} {}", at(path), type_word(*kind)),
+        Call::CheckWatches(path, kind) => {
+            format!("removewatcher {} {}", at(path), type_word(*kind))
+        }
+    }
+}
+
+/// A watcher type as the driver reads it.
+fn type_word(kind: WatcherType) -> &'static str {
+    match kind {
+        WatcherType::Children => "C",
+        WatcherType::Data => "D",
+        WatcherType::Any => "A",
     }
 }
 
@@ -657,6 +671,16 @@ fn words(call: &Call) -> String {
         Call::Sync(path) => format!("sync {}", shown(path)),
         Call::Multi(_) => "multi".into(),
         Call::AddWatch(path, mode) => format!("addWatch {} {}", shown(path), mode.name()),
+        Call::RemoveWatches(path, kind) => {
+            format!("removeAllWatches {} {}", shown(path), kind.name())
+        }
+        Call::CheckWatches(path, kind) => {
+            format!(
+                "removeWatches (its watcher) {} {}",
+                shown(path),
+                kind.name()
+            )
+        }
     }
 }
 
@@ -683,6 +707,38 @@ const PARENTS: [&str; 3] = ["", "a", "b"];
 /// A call, mostly on nodes that exist (or, for a create, whose parent does),
 /// so that few calls end in `NONODE`.
 fn random_call(rng: &mut ChaCha8Rng, store: &Store) -> Call {
+    let kind = below(rng, 24);
+    call_of_kind(rng, store, kind)
+}
+
+/// A removal of one of the watches client `c` has, of a type drawn at
+/// random (so that it sometimes names a table the watch is not in).
+fn watched_removal(rng: &mut ChaCha8Rng, model: &Model, c: ClientId) -> Call {
+    let watches = model.net.client(c).watches();
+    let tables = [
+        &watches.data,
+        &watches.exist,
+        &watches.child,
+        &watches.persistent,
+        &watches.recursive,
+    ];
+    let watched: Vec<&Path> = tables.into_iter().flatten().collect();
+    let path = match model.norm.path(pick(rng, &watched).as_str()) {
+        root if root == "." => String::new(),
+        relative => relative,
+    };
+    let kind = *pick(rng, &WatcherType::ALL);
+    match below(rng, 2) {
+        0 => Call::RemoveWatches(path, kind),
+        _ => Call::CheckWatches(path, kind),
+    }
+}
+
+/// A call on a dead handle: any but a watch removal, which the Java client
+/// answers there from the tables it keeps (SESSIONEXPIRED for a path it
+/// watched, NOWATCHER otherwise) and the model, which forgets them at
+/// expiry, cannot.
+fn dead_handle_call(rng: &mut ChaCha8Rng, store: &Store) -> Call {
     let kind = below(rng, 22);
     call_of_kind(rng, store, kind)
 }
@@ -750,12 +806,25 @@ fn call_of_kind(rng: &mut ChaCha8Rng, store: &Store, kind: u64) -> Call {
         16..=18 => Call::GetChildren(pick(rng, &PARENTS).to_string(), watch),
         19 => Call::Sync(pick(rng, &PARENTS).to_string()),
         // A watch that stays, on a parent or on a path.
-        _ => {
+        20..=21 => {
             let path = match below(rng, 2) {
                 0 => pick(rng, &PARENTS).to_string(),
                 _ => pick(rng, &PATHS).to_string(),
             };
             Call::AddWatch(path, *pick(rng, &AddWatchMode::ALL))
+        }
+        // A watch removal, of every watch of a kind on a path or of the
+        // application's one watcher there.
+        _ => {
+            let path = match below(rng, 2) {
+                0 => pick(rng, &PARENTS).to_string(),
+                _ => pick(rng, &PATHS).to_string(),
+            };
+            let kind = *pick(rng, &WatcherType::ALL);
+            match below(rng, 2) {
+                0 => Call::RemoveWatches(path, kind),
+                _ => Call::CheckWatches(path, kind),
+            }
         }
     }
 }
@@ -909,7 +978,7 @@ fn next_step(rng: &mut ChaCha8Rng, model: &Model, plan: &Plan) -> Option<Step> {
     let c = below(rng, clients as u64) as ClientId;
     match model.net.client(c).state() {
         ConnState::Expired | ConnState::Closed => Some(if below(rng, 4) == 0 {
-            Step::Call(c, random_call(rng, &model.net.store))
+            Step::Call(c, dead_handle_call(rng, &model.net.store))
         } else {
             Step::Renew(c)
         }),
@@ -926,6 +995,7 @@ fn next_step(rng: &mut ChaCha8Rng, model: &Model, plan: &Plan) -> Option<Step> {
                 3..=4 if faulty => Step::Cut(c),
                 5..=6 if faulty && watching => Step::Cut(c),
                 5..=7 if !watching => Step::Call(c, watching_read(rng, &model.net.store)),
+                8 if watching => Step::Call(c, watched_removal(rng, model, c)),
                 _ => Step::Call(c, random_call(rng, &model.net.store)),
             })
         }
@@ -1083,6 +1153,18 @@ impl Model {
                     result: Err(ErrorCode::SessionExpired),
                     ..
                 } => self.count("SESSIONEXPIRED replies", 1),
+                Delivery::Reply {
+                    op: Op::RemoveWatches { .. } | Op::CheckWatches { .. },
+                    result,
+                    ..
+                } => match result {
+                    Ok(_) => self.count("watch removals that removed a watch", 1),
+                    Err(ErrorCode::NoWatcher) => self.count("watch removals answered NOWATCHER", 1),
+                    Err(_) => {}
+                },
+                Delivery::Watch(event) if event.kind.is_removal() => {
+                    self.count("watch removed events (DataWatchRemoved and the others)", 1)
+                }
                 _ => {}
             }
         }
@@ -1150,7 +1232,12 @@ impl Model {
                 names.sort_unstable();
                 format!("0 children={} {}", names.join(","), self.stat(stat))
             }
-            Ok(Response::Deleted | Response::Synced { .. } | Response::WatchAdded) => "0".into(),
+            Ok(
+                Response::Deleted
+                | Response::Synced { .. }
+                | Response::WatchAdded
+                | Response::WatchesRemoved,
+            ) => "0".into(),
             Ok(other) => format!("unexpected {other:?}"),
         }
     }
@@ -1163,6 +1250,8 @@ impl Model {
                     | Call::GetData(_, true)
                     | Call::GetChildren(_, true)
                     | Call::AddWatch(..)
+                    | Call::RemoveWatches(..)
+                    | Call::CheckWatches(..)
             )
         };
         let rule = match step {
@@ -1570,8 +1659,18 @@ fn normalise(line: &str, norm: &Normalizer) -> String {
 /// `SyncConnected` sorted. The server answers SetWatches in the order the
 /// client lists its watches, and the Java client lists each of its three
 /// tables in its `HashMap`'s order of the absolute paths: an order the model,
-/// which uses path order, cannot know under another root.
+/// which uses path order, cannot know under another root. So is each run of
+/// the events one watch removal delivers (`ChildWatchRemoved`,
+/// `DataWatchRemoved`, `PersistentWatchRemoved`), which the Java client
+/// queues in its `HashMap`'s order of the event types.
 fn catch_up_sorted(mut seen: Vec<String>) -> Vec<String> {
+    let removal = |line: &String| {
+        line.starts_with("watch ")
+            && line
+                .split(' ')
+                .nth(1)
+                .is_some_and(|kind| kind.ends_with("WatchRemoved"))
+    };
     let mut start = 0;
     while start < seen.len() {
         if seen[start].starts_with("session SyncConnected ") {
@@ -1581,6 +1680,13 @@ fn catch_up_sorted(mut seen: Vec<String>) -> Vec<String> {
                 .count();
             seen[start + 1..start + 1 + run].sort();
             start += run;
+        } else if removal(&seen[start]) {
+            let run = seen[start..]
+                .iter()
+                .take_while(|line| removal(line))
+                .count();
+            seen[start..start + run].sort();
+            start += run - 1;
         }
         start += 1;
     }

@@ -1303,6 +1303,7 @@ fn error_codes_have_the_server_numbers() {
             (-110, "NODEEXISTS"),
             (-111, "NOTEMPTY"),
             (-112, "SESSIONEXPIRED"),
+            (-121, "NOWATCHER"),
         ]
     );
     for code in ErrorCode::ALL {
@@ -3304,5 +3305,154 @@ fn a_reconnect_sets_persistent_watches_again_with_no_catch_up() {
     assert_eq!(
         heard(&set(&mut store, s, "/p", b"heard", ANY_VERSION), w),
         ["NodeDataChanged /p"]
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Removing watches (`removeWatches`, `checkWatches`, 3.5+): the server's
+// `DataTree.removeWatch` and `containsWatcher`. Checked against the Java
+// client and a real server by `tests/conformance_faults.rs`.
+// ---------------------------------------------------------------------------
+
+fn remove_watches(store: &mut Store, s: SessionId, path: &str, kind: WatcherType) -> OpResult {
+    let applied = store.apply(
+        s,
+        &Op::RemoveWatches {
+            path: p(path),
+            kind,
+        },
+    );
+    assert!(applied.notifications.is_empty(), "the server fires nothing");
+    applied.result
+}
+
+fn check_watches(store: &mut Store, s: SessionId, path: &str, kind: WatcherType) -> OpResult {
+    store
+        .apply(
+            s,
+            &Op::CheckWatches {
+                path: p(path),
+                kind,
+            },
+        )
+        .result
+}
+
+#[test]
+fn remove_watches_removes_the_sessions_watches_in_the_tables_its_type_means() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    mk(&mut store, s, "/a");
+    let zxid = store.zxid();
+    get_data(&mut store, w, "/a", true);
+    get_children(&mut store, w, "/a", true);
+    // Another session's watch on the path is not this one's to remove.
+    get_data(&mut store, s, "/a", true);
+    assert_eq!(
+        remove_watches(&mut store, w, "/a", WatcherType::Children),
+        Ok(Response::WatchesRemoved)
+    );
+    assert_eq!(store.zxid(), zxid, "not a transaction");
+    assert_eq!(
+        remove_watches(&mut store, w, "/a", WatcherType::Children),
+        Err(ErrorCode::NoWatcher),
+        "gone already"
+    );
+    assert_eq!(
+        heard(&mk_data(&mut store, s, "/a/b", b""), w),
+        Vec::<String>::new(),
+        "the child watch went"
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/a", b"x", ANY_VERSION), w),
+        ["NodeDataChanged /a"],
+        "the data watch stayed"
+    );
+    get_data(&mut store, w, "/a", true);
+    get_data(&mut store, s, "/a", true);
+    assert_eq!(
+        remove_watches(&mut store, w, "/a", WatcherType::Any),
+        Ok(Response::WatchesRemoved)
+    );
+    let fired = set(&mut store, s, "/a", b"y", ANY_VERSION);
+    assert!(heard(&fired, w).is_empty());
+    assert_eq!(
+        heard(&fired, s),
+        ["NodeDataChanged /a"],
+        "the other's stayed"
+    );
+    // An exists watch on a node that does not exist is in the data table.
+    exists(&mut store, w, "/none", true);
+    assert_eq!(
+        remove_watches(&mut store, w, "/none", WatcherType::Children),
+        Err(ErrorCode::NoWatcher)
+    );
+    assert_eq!(
+        remove_watches(&mut store, w, "/none", WatcherType::Data),
+        Ok(Response::WatchesRemoved)
+    );
+}
+
+#[test]
+fn remove_watches_of_one_table_leaves_a_persistent_watch_in_the_other() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    add_watch(&mut store, w, "/a", AddWatchMode::Persistent);
+    // Whatever its mode, a table's watch goes with that table's removal.
+    assert_eq!(
+        remove_watches(&mut store, w, "/a", WatcherType::Children),
+        Ok(Response::WatchesRemoved)
+    );
+    mk(&mut store, s, "/a");
+    assert_eq!(
+        heard(&mk_data(&mut store, s, "/a/b", b""), w),
+        Vec::<String>::new(),
+        "no NodeChildrenChanged: the child table's watch went"
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/a", b"x", ANY_VERSION), w),
+        ["NodeDataChanged /a"],
+        "the data table's stays, and stays persistent"
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/a", b"y", ANY_VERSION), w),
+        ["NodeDataChanged /a"]
+    );
+    assert_eq!(
+        remove_watches(&mut store, w, "/a", WatcherType::Any),
+        Ok(Response::WatchesRemoved)
+    );
+    assert!(store.persistent_watches_of(w).is_empty());
+}
+
+#[test]
+fn check_watches_removes_nothing_and_answers_for_any_sessions_watch_on_the_path() {
+    let (mut store, s) = fresh();
+    let w = store.open_session();
+    mk(&mut store, s, "/a");
+    assert_eq!(
+        check_watches(&mut store, w, "/a", WatcherType::Any),
+        Err(ErrorCode::NoWatcher)
+    );
+    // Only another session watches /a: 3.8's WatchManager.containsWatcher
+    // answers for the path's watchers, not the asking connection's.
+    get_children(&mut store, s, "/a", true);
+    assert_eq!(
+        check_watches(&mut store, w, "/a", WatcherType::Children),
+        Ok(Response::WatchesRemoved)
+    );
+    assert_eq!(
+        check_watches(&mut store, w, "/a", WatcherType::Data),
+        Err(ErrorCode::NoWatcher)
+    );
+    add_watch(&mut store, w, "/a", AddWatchMode::Persistent);
+    assert_eq!(
+        check_watches(&mut store, w, "/a", WatcherType::Data),
+        Ok(Response::WatchesRemoved)
+    );
+    assert_eq!(
+        heard(&set(&mut store, s, "/a", b"x", ANY_VERSION), w),
+        ["NodeDataChanged /a"],
+        "the persistent watch stays at the server (ZOOKEEPER-4472)"
     );
 }

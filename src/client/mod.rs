@@ -30,7 +30,7 @@ use library::{ConnectZxid, WatchesOnReconnect};
 
 use crate::store::{
     AddWatchMode, ErrorCode, EventType, MultiOutcome, Op, OpResult, Path, Response, SessionId,
-    SetWatches, WatchEvent, Zxid,
+    SetWatches, WatchEvent, WatcherType, Zxid,
 };
 
 /// A request id, unique within one client.
@@ -143,12 +143,80 @@ impl Watches {
                 let exist = self.exist.remove(path);
                 self.child.remove(path) | data | exist
             }
+            // The library's own: no server sends one.
+            EventType::DataWatchRemoved
+            | EventType::ChildWatchRemoved
+            | EventType::PersistentWatchRemoved => return false,
         };
         let recursive = event.kind != EventType::NodeChildrenChanged
             && !self.recursive.is_empty()
             && std::iter::successors(Some(path.clone()), Path::parent)
                 .any(|at| self.recursive.contains(&at));
         one_shot | self.persistent.contains(path) | recursive
+    }
+
+    /// What the library does when `removeWatches` or `checkWatches` of
+    /// `kind` on `path` ends with `result`, as the Java client's
+    /// `ZKWatchManager.removeWatcher` does for one of `removeAllWatches(path,
+    /// kind, false)` (or `removeWatches` of the application's one watcher,
+    /// which is the same here): NOWATCHER if it has no such watch of its
+    /// own, whatever the server said; the server's error if there was one;
+    /// otherwise it removes its registrations (for `children` the child
+    /// table only, for `data` the data and exist tables, for `any` all
+    /// five) and, if that removed nothing (a persistent watch asked for as
+    /// `children` or `data`), NOWATCHER. Answers the events it delivers
+    /// before the reply, one per kind of table emptied, and the result.
+    fn deregister(
+        &mut self,
+        path: &Path,
+        kind: WatcherType,
+        result: OpResult,
+    ) -> (Vec<WatchEvent>, OpResult) {
+        let persistent = self.persistent.contains(path) || self.recursive.contains(path);
+        let ours = persistent
+            || (kind.children() && self.child.contains(path))
+            || (kind.data() && (self.data.contains(path) || self.exist.contains(path)));
+        if !ours {
+            return (Vec::new(), Err(ErrorCode::NoWatcher));
+        }
+        if result.is_err() {
+            return (Vec::new(), result);
+        }
+        let event = |kind| WatchEvent {
+            kind,
+            path: path.clone(),
+        };
+        let mut events = Vec::new();
+        if kind.children() && self.child.remove(path) {
+            events.push(event(EventType::ChildWatchRemoved));
+        }
+        if kind.data() {
+            let data = self.data.remove(path);
+            if self.exist.remove(path) | data {
+                events.push(event(EventType::DataWatchRemoved));
+            }
+        }
+        if kind == WatcherType::Any {
+            let persistent = self.persistent.remove(path);
+            if self.recursive.remove(path) | persistent {
+                events.push(event(EventType::PersistentWatchRemoved));
+            }
+        }
+        match events.is_empty() {
+            true => (events, Err(ErrorCode::NoWatcher)),
+            false => (events, result),
+        }
+    }
+
+    /// What the library makes of `result` ending `op`: for a watch removal,
+    /// [`Watches::deregister`]; otherwise `result` itself.
+    fn ended(&mut self, op: &Op, result: OpResult) -> (Vec<WatchEvent>, OpResult) {
+        match op {
+            Op::RemoveWatches { path, kind } | Op::CheckWatches { path, kind } => {
+                self.deregister(path, *kind, result)
+            }
+            _ => (Vec::new(), result),
+        }
     }
 
     /// Registers the watch a successful read asked for.
@@ -363,11 +431,14 @@ impl Client {
                 self.last_zxid = self.last_zxid.max(zxid);
                 self.watches.register(&request.op, &result);
                 let closed = matches!(result, Ok(Response::Closed));
-                let mut deliveries = vec![Delivery::Reply {
+                let (removed, result) = self.watches.ended(&request.op, result);
+                let mut deliveries: Vec<Delivery> =
+                    removed.into_iter().map(Delivery::Watch).collect();
+                deliveries.push(Delivery::Reply {
                     xid,
                     op: request.op,
                     result,
-                }];
+                });
                 if closed {
                     self.state = ConnState::Closed;
                     self.watches = Watches::default();
@@ -392,8 +463,13 @@ impl Client {
         if self.library.watches == WatchesOnReconnect::Dropped {
             self.watches = Watches::default();
         }
-        let mut deliveries = fail_all(&mut self.in_flight, ErrorCode::ConnectionLoss);
-        deliveries.extend(fail_all(&mut self.queued, ErrorCode::ConnectionLoss));
+        let watches = &mut self.watches;
+        let mut deliveries = fail_all(&mut self.in_flight, watches, ErrorCode::ConnectionLoss);
+        deliveries.extend(fail_all(
+            &mut self.queued,
+            watches,
+            ErrorCode::ConnectionLoss,
+        ));
         if was_connected {
             deliveries.push(Delivery::Session(SessionEvent::Disconnected));
         }
@@ -436,21 +512,43 @@ impl Client {
     /// `SESSIONEXPIRED` for every queued request. The handle is dead.
     pub fn expired(&mut self) -> Vec<Delivery> {
         self.state = ConnState::Expired;
-        self.watches = Watches::default();
+        let watches = &mut self.watches;
         let mut deliveries = vec![Delivery::Session(SessionEvent::Expired)];
-        deliveries.extend(fail_all(&mut self.in_flight, ErrorCode::SessionExpired));
-        deliveries.extend(fail_all(&mut self.queued, ErrorCode::SessionExpired));
+        deliveries.extend(fail_all(
+            &mut self.in_flight,
+            watches,
+            ErrorCode::SessionExpired,
+        ));
+        deliveries.extend(fail_all(
+            &mut self.queued,
+            watches,
+            ErrorCode::SessionExpired,
+        ));
+        // The Java client keeps its tables on a dead handle; the model,
+        // whose dead handle sends nothing more, forgets them, once the
+        // requests it failed have asked them (a watch removal fails with
+        // NOWATCHER where the library has no such watch).
+        self.watches = Watches::default();
         deliveries
     }
 }
 
-fn fail_all(requests: &mut VecDeque<Request>, code: ErrorCode) -> Vec<Delivery> {
+/// Every request of `requests` ends with `code` (a watch removal, with
+/// NOWATCHER where the library has no such watch: [`Watches::ended`]).
+fn fail_all(
+    requests: &mut VecDeque<Request>,
+    watches: &mut Watches,
+    code: ErrorCode,
+) -> Vec<Delivery> {
     requests
         .drain(..)
-        .map(|request| Delivery::Reply {
-            xid: request.xid,
-            op: request.op,
-            result: Err(code),
+        .map(|request| {
+            let (_, result) = watches.ended(&request.op, Err(code));
+            Delivery::Reply {
+                xid: request.xid,
+                op: request.op,
+                result,
+            }
         })
         .collect()
 }

@@ -473,6 +473,7 @@ impl RealServer {
                 }
             }
             Op::AddWatch { .. } => Response::WatchAdded,
+            Op::RemoveWatches { .. } | Op::CheckWatches { .. } => Response::WatchesRemoved,
             Op::Close => Response::Closed,
         }))
     }
@@ -672,6 +673,8 @@ fn op_name(op: &Op) -> &'static str {
         Op::GetChildren { .. } => "getChildren",
         Op::Sync { .. } => "sync",
         Op::AddWatch { .. } => "addWatch",
+        Op::RemoveWatches { .. } => "removeWatches",
+        Op::CheckWatches { .. } => "checkWatches",
         Op::Multi(_) => "multi",
         Op::Close => "closeSession",
     }
@@ -713,6 +716,7 @@ pub fn result_words(result: &OpResult) -> String {
         Ok(Response::Multi(outcome)) => format!("multi {outcome:?}"),
         Ok(Response::Closed) => "closed".into(),
         Ok(Response::WatchAdded) => "watch added".into(),
+        Ok(Response::WatchesRemoved) => "watches removed".into(),
     }
 }
 

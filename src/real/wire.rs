@@ -33,6 +33,8 @@ mod code {
     pub const SET_WATCHES: i32 = 101;
     pub const SET_WATCHES2: i32 = 105;
     pub const ADD_WATCH: i32 = 106;
+    pub const CHECK_WATCHES: i32 = 17;
+    pub const REMOVE_WATCHES: i32 = 18;
     pub const ERROR: i32 = -1;
 }
 
@@ -260,6 +262,14 @@ pub fn request(op: &Op, root: &dyn Fn(&str) -> String) -> (i32, Vec<u8>) {
                 AddWatchMode::PersistentRecursive => 1,
             });
             code::ADD_WATCH
+        }
+        Op::RemoveWatches { path, kind } => {
+            w.string(&root(path.as_str())).int(kind.code());
+            code::REMOVE_WATCHES
+        }
+        Op::CheckWatches { path, kind } => {
+            w.string(&root(path.as_str())).int(kind.code());
+            code::CHECK_WATCHES
         }
         Op::Sync { path } => {
             w.string(&root(path.as_str()));

@@ -847,6 +847,40 @@ impl Store {
                 add_watch(&mut self.child_watches, path, session, Mode::of(*mode));
                 Ok(Response::WatchAdded)
             }
+            // `DataTree.removeWatch`: this session's watch on the path in
+            // each table meant, whatever its mode.
+            Op::RemoveWatches { path, kind } => {
+                valid(path)?;
+                let key = (path.clone(), session);
+                let mut removed = false;
+                for (meant, table) in [
+                    (kind.children(), &mut self.child_watches),
+                    (kind.data(), &mut self.data_watches),
+                ] {
+                    if meant && table.contains_key(&key) {
+                        Arc::make_mut(table).remove(&key);
+                        removed = true;
+                    }
+                }
+                removed
+                    .then_some(Response::WatchesRemoved)
+                    .ok_or(ErrorCode::NoWatcher)
+            }
+            // `DataTree.containsWatcher`: 3.8's `WatchManager.containsWatcher`
+            // answers for the path's watchers, not this connection's: any
+            // session's watch there will do.
+            Op::CheckWatches { path, kind } => {
+                valid(path)?;
+                let watched = |table: &WatchTable| {
+                    let on = (path.clone(), SessionId::MIN)..=(path.clone(), SessionId::MAX);
+                    table.range(on).next().is_some()
+                };
+                let found = (kind.children() && watched(&self.child_watches))
+                    || (kind.data() && watched(&self.data_watches));
+                found
+                    .then_some(Response::WatchesRemoved)
+                    .ok_or(ErrorCode::NoWatcher)
+            }
         }
     }
 

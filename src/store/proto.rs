@@ -42,11 +42,14 @@ pub enum ErrorCode {
     NotEmpty,
     /// `-112`
     SessionExpired,
+    /// `-121`: `removeWatches` or `checkWatches` found no watch to remove
+    /// (at the server, or in the client library's own tables).
+    NoWatcher,
 }
 
 impl ErrorCode {
     /// Every code the model knows.
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::RuntimeInconsistency,
         ErrorCode::ConnectionLoss,
         ErrorCode::BadArguments,
@@ -56,6 +59,7 @@ impl ErrorCode {
         ErrorCode::NodeExists,
         ErrorCode::NotEmpty,
         ErrorCode::SessionExpired,
+        ErrorCode::NoWatcher,
     ];
 
     /// The code the server sent as `code`, if the model knows it.
@@ -77,6 +81,7 @@ impl ErrorCode {
             ErrorCode::NodeExists => -110,
             ErrorCode::NotEmpty => -111,
             ErrorCode::SessionExpired => -112,
+            ErrorCode::NoWatcher => -121,
         }
     }
 
@@ -92,6 +97,7 @@ impl ErrorCode {
             ErrorCode::NodeExists => "NODEEXISTS",
             ErrorCode::NotEmpty => "NOTEMPTY",
             ErrorCode::SessionExpired => "SESSIONEXPIRED",
+            ErrorCode::NoWatcher => "NOWATCHER",
         }
     }
 }
@@ -201,6 +207,48 @@ impl AddWatchMode {
     }
 }
 
+/// Which of a path's watches `removeWatches` and `checkWatches` mean
+/// (`Watcher.WatcherType`): the server's child table, its data table
+/// (`getData` and `exists`), or both.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum WatcherType {
+    Children,
+    Data,
+    Any,
+}
+
+impl WatcherType {
+    pub const ALL: [WatcherType; 3] = [WatcherType::Children, WatcherType::Data, WatcherType::Any];
+
+    /// Its number on the wire.
+    pub fn code(self) -> i32 {
+        match self {
+            WatcherType::Children => 1,
+            WatcherType::Data => 2,
+            WatcherType::Any => 3,
+        }
+    }
+
+    /// Its name in the client library's API and in traces.
+    pub fn name(self) -> &'static str {
+        match self {
+            WatcherType::Children => "children",
+            WatcherType::Data => "data",
+            WatcherType::Any => "any",
+        }
+    }
+
+    /// Whether it means the server's child table.
+    pub fn children(self) -> bool {
+        self != WatcherType::Data
+    }
+
+    /// Whether it means the server's data table.
+    pub fn data(self) -> bool {
+        self != WatcherType::Children
+    }
+}
+
 /// `-1`: the version that matches any version in delete, setData and check.
 pub const ANY_VERSION: i32 = -1;
 
@@ -286,6 +334,24 @@ pub enum Op {
         path: Path,
         mode: AddWatchMode,
     },
+    /// `removeWatches` (3.5+, the Java client's `removeAllWatches`): the
+    /// server removes this session's watches on `path` in the tables `kind`
+    /// means, whatever their mode, or answers NOWATCHER if it had none.
+    /// Not a transaction: it is the connected server's.
+    RemoveWatches {
+        path: Path,
+        kind: WatcherType,
+    },
+    /// `checkWatches` (3.5+), what the Java client's `removeWatches` for
+    /// one watcher sends: the server removes nothing (it cannot tell one
+    /// connection's watchers apart) and answers NOWATCHER only if no
+    /// session at all watches `path` in those tables; the client removes
+    /// its own registration, so a persistent watch goes on firing at the
+    /// connection until it drops (ZOOKEEPER-4472).
+    CheckWatches {
+        path: Path,
+        kind: WatcherType,
+    },
     /// `closeSession`: deletes the session's ephemerals and ends it.
     Close,
 }
@@ -310,6 +376,8 @@ impl Op {
             | Op::SetData { path, .. }
             | Op::GetChildren { path, .. }
             | Op::AddWatch { path, .. }
+            | Op::RemoveWatches { path, .. }
+            | Op::CheckWatches { path, .. }
             | Op::Sync { path } => Some(path),
             Op::Multi(_) | Op::Close => None,
         }
@@ -396,6 +464,8 @@ pub enum Response {
     Multi(MultiOutcome),
     /// `addWatch` set its watch.
     WatchAdded,
+    /// `removeWatches` removed, or `checkWatches` found, a watch.
+    WatchesRemoved,
     Closed,
 }
 
@@ -409,6 +479,14 @@ pub enum EventType {
     NodeDeleted,
     NodeDataChanged,
     NodeChildrenChanged,
+    /// The client library's own, never the server's: a successful
+    /// `removeWatches` or `checkWatches` removed the application's one-shot
+    /// `getData` or `exists` watch on the path.
+    DataWatchRemoved,
+    /// The same for a `getChildren` watch.
+    ChildWatchRemoved,
+    /// The same for a persistent or persistent recursive watch.
+    PersistentWatchRemoved,
 }
 
 impl EventType {
@@ -419,7 +497,21 @@ impl EventType {
             EventType::NodeDeleted => "NodeDeleted",
             EventType::NodeDataChanged => "NodeDataChanged",
             EventType::NodeChildrenChanged => "NodeChildrenChanged",
+            EventType::DataWatchRemoved => "DataWatchRemoved",
+            EventType::ChildWatchRemoved => "ChildWatchRemoved",
+            EventType::PersistentWatchRemoved => "PersistentWatchRemoved",
         }
+    }
+
+    /// Whether the client library made it, on removing a watch, rather than
+    /// a server's notification.
+    pub fn is_removal(self) -> bool {
+        matches!(
+            self,
+            EventType::DataWatchRemoved
+                | EventType::ChildWatchRemoved
+                | EventType::PersistentWatchRemoved
+        )
     }
 }
 

@@ -404,6 +404,14 @@ impl Renaming {
                 path: self.path(path),
                 mode: *mode,
             },
+            Op::RemoveWatches { path, kind } => Op::RemoveWatches {
+                path: self.path(path),
+                kind: *kind,
+            },
+            Op::CheckWatches { path, kind } => Op::CheckWatches {
+                path: self.path(path),
+                kind: *kind,
+            },
             Op::Multi(ops) => Op::Multi(ops.iter().map(|op| self.multi_op(op)).collect()),
             Op::Close => Op::Close,
         }
@@ -461,7 +469,8 @@ impl Renaming {
             other @ (Response::Deleted
             | Response::Multi(_)
             | Response::Closed
-            | Response::WatchAdded) => other.clone(),
+            | Response::WatchAdded
+            | Response::WatchesRemoved) => other.clone(),
         })
     }
 

@@ -32,6 +32,8 @@ pub fn op(op: &Op) -> String {
         }
         Op::Sync { path } => format!("sync {path}"),
         Op::AddWatch { path, mode } => format!("addWatch {path} ({})", mode.name()),
+        Op::RemoveWatches { path, kind } => format!("removeWatches {path} ({})", kind.name()),
+        Op::CheckWatches { path, kind } => format!("checkWatches {path} ({})", kind.name()),
         Op::Multi(ops) => format!("multi of {}", ops.len()),
         Op::Close => "close".into(),
     }
@@ -58,5 +60,6 @@ pub fn result(result: &OpResult) -> String {
         }
         Ok(Response::Closed) => "closed".into(),
         Ok(Response::WatchAdded) => "watch added".into(),
+        Ok(Response::WatchesRemoved) => "watches removed".into(),
     }
 }

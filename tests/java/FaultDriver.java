@@ -16,6 +16,8 @@
 //   <client> <tag> children <path> <watch>
 //   <client> <tag> sync <path>
 //   <client> <tag> addwatch <path> <mode>        mode: P (persistent), R (recursive)
+//   <client> <tag> removeall <path> <type>       removeAllWatches, type: C, D, A
+//   <client> <tag> removewatcher <path> <type>   removeWatches of the default watcher
 //   <client> abandon                   the library gives the session up on its own
 //                                      clock (what Curator does, through
 //                                      ZooKeeperTestable.injectSessionExpiration)
@@ -56,6 +58,8 @@ import org.apache.zookeeper.data.Stat;
 
 public final class FaultDriver {
     private static final Map<String, ZooKeeper> HANDLES = new HashMap<>();
+    /// Each client's default watcher, the one every watch here is set with.
+    private static final Map<String, Watcher> WATCHERS = new HashMap<>();
 
     private static synchronized void out(String line) {
         System.out.println(line);
@@ -116,6 +120,7 @@ public final class FaultDriver {
             ZooKeeper handle = new ZooKeeper(connect, timeout, application);
             application.handle = handle;
             HANDLES.put(client, handle);
+            WATCHERS.put(client, application);
         }
     }
 
@@ -171,11 +176,30 @@ public final class FaultDriver {
                 zk.addWatch(path, words[4].equals("R") ? AddWatchMode.PERSISTENT_RECURSIVE
                         : AddWatchMode.PERSISTENT, (rc, p, ctx) -> out(prefix + rc), null);
                 break;
+            case "removeall":
+                zk.removeAllWatches(path, watcherType(words[4]), false,
+                        (rc, p, ctx) -> out(prefix + rc), null);
+                break;
+            case "removewatcher":
+                zk.removeWatches(path, WATCHERS.get(client), watcherType(words[4]), false,
+                        (rc, p, ctx) -> out(prefix + rc), null);
+                break;
             default:
                 out("error unknown call " + words[2]);
                 return;
         }
         out(client + " issued " + tag);
+    }
+
+    private static Watcher.WatcherType watcherType(String word) {
+        switch (word) {
+            case "C":
+                return Watcher.WatcherType.Children;
+            case "D":
+                return Watcher.WatcherType.Data;
+            default:
+                return Watcher.WatcherType.Any;
+        }
     }
 
     public static void main(String[] args) throws Exception {
