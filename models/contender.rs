@@ -403,14 +403,14 @@ impl Contender {
             return;
         }
         let node = state.node.as_deref().expect("a holder has a node");
-        let (path, data) = (Path::new(RESOURCE), Some(Arc::from(node.as_bytes())));
+        let data = || Some(Arc::from(node.as_bytes()));
         match self.writes {
             Writes::Outside => out.observe(Observation::Used {
                 sequencer: self.token(state).filter(|_| self.fenced),
             }),
             Writes::Node => out.send(Op::SetData {
-                path,
-                data,
+                path: Path::new(RESOURCE),
+                data: data(),
                 version: ANY_VERSION,
             }),
             Writes::CheckedNode => out.send(Op::Multi(vec![
@@ -419,8 +419,8 @@ impl Contender {
                     version: ANY_VERSION,
                 },
                 MultiOp::SetData {
-                    path,
-                    data,
+                    path: Path::new(RESOURCE),
+                    data: data(),
                     version: ANY_VERSION,
                 },
             ])),

@@ -369,6 +369,8 @@ pub enum Command {
 pub struct Lock {
     pub knobs: Knobs,
     contender: Contender,
+    /// [`RESOURCE`], where the resource is in ZooKeeper.
+    resource: Option<Path>,
 }
 
 impl Lock {
@@ -393,7 +395,12 @@ impl Lock {
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
         contender.writes = knobs.resource.writes();
-        Lock { knobs, contender }
+        let resource = (knobs.resource != ResourceIn::Outside).then(|| Path::new(RESOURCE));
+        Lock {
+            knobs,
+            contender,
+            resource,
+        }
     }
 }
 
@@ -499,8 +506,8 @@ impl Recipe for Lock {
         &self.contender.dir
     }
 
-    fn resource_node(&self) -> Option<Path> {
-        (self.knobs.resource != ResourceIn::Outside).then(|| Path::new(RESOURCE))
+    fn resource_node(&self) -> Option<&Path> {
+        self.resource.as_ref()
     }
 
     fn claims(&self, state: &State, name: &str) -> bool {

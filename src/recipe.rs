@@ -439,7 +439,7 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// starts, and judges each write the server applies to it by whose it
     /// is, the node its data names ([`crate::world::Resource`]). By default
     /// none: a resource, if any, is outside ZooKeeper ([`Observation::Used`]).
-    fn resource_node(&self) -> Option<Path> {
+    fn resource_node(&self) -> Option<&Path> {
         None
     }
 

@@ -900,7 +900,7 @@ impl<R: Recipe> World<R> {
                 self.observe(state, client, Observation::Fact(fact));
             }
             if let Some(resource) = self.recipe(client).resource_node() {
-                if let Some(writer) = resource_write(one, &resource) {
+                if let Some(writer) = resource_write(one, resource) {
                     let held = holds_first(one.tree(&state.net), self.directory(), writer);
                     state.history.resource.unheld |= !held;
                 }
@@ -1209,13 +1209,13 @@ impl<R: Recipe> Model for World<R> {
         let dead_sessions = self.plant(&mut net);
         // A resource in ZooKeeper, if any client's recipe guards one and the
         // starting tree does not hold it already.
-        let resources: BTreeSet<Path> = self.recipes.iter().filter_map(R::resource_node).collect();
+        let resources: BTreeSet<&Path> = self.recipes.iter().filter_map(R::resource_node).collect();
         for path in resources {
-            if net.store.exists(&path) {
+            if net.store.exists(path) {
                 continue;
             }
             let create = Op::Create {
-                path,
+                path: path.clone(),
                 data: None,
                 mode: CreateMode::Persistent,
             };
