@@ -167,6 +167,10 @@ pub struct State {
     /// client library renewed the session that many times (`Expired`, then
     /// `SyncConnected` on a new session).
     pub renewals: u8,
+    /// Watching, with the `unguarded_wait` knob: the application thread
+    /// has the reply of step 5's `exists()` (the node is there) and has yet
+    /// to wait ([`Contender::go_on`]). Never set in another phase.
+    pub to_wait: bool,
 }
 
 impl State {
@@ -177,6 +181,7 @@ impl State {
             | (self.role as u64) << 40
             | u64::from(self.cancelled) << 48
             | u64::from(self.node.is_some()) << 49
+            | u64::from(self.to_wait) << 50
     }
 
     pub fn new(role: Role) -> State {
@@ -186,6 +191,7 @@ impl State {
             node: None,
             cancelled: false,
             renewals: 0,
+            to_wait: false,
         }
     }
 
@@ -218,6 +224,7 @@ impl Symmetric for State {
             self.role as u64,
             u64::from(self.cancelled),
             u64::from(self.renewals),
+            u64::from(self.to_wait),
         ];
         let fields = words.iter().fold(0, |all, word| all << 8 | word);
         fields << 32 ^ token.map_or(u64::MAX, |token| token as u64)
@@ -249,6 +256,9 @@ impl fmt::Display for State {
         }?;
         if self.cancelled {
             f.write_str(", cancelled")?;
+        }
+        if self.to_wait {
+            f.write_str(", about to wait")?;
         }
         if self.renewals > 0 {
             write!(f, ", session {}", self.renewals + 1)?;
@@ -319,6 +329,12 @@ pub struct Contender {
     /// follower that has not applied its create would otherwise list
     /// without its node and create a second one.
     pub sync_recovery: bool,
+    /// Step 5 without a monitor: the application thread takes the reply of
+    /// `exists()`, then waits in a step of its own, and a notification the
+    /// event thread hands over in between wakes nobody and is lost
+    /// ([`Contender::go_on`]). Without it the check and the wait are one
+    /// step, as under Curator's monitor.
+    pub unguarded_wait: bool,
 }
 
 /// The node a lock's resource in ZooKeeper is ([`Writes::Node`]).
@@ -360,6 +376,7 @@ impl Contender {
             session_guid: true,
             process_guid: true,
             sync_recovery: false,
+            unguarded_wait: false,
         }
     }
 
@@ -699,8 +716,9 @@ impl Contender {
                 if path.name() == &**watched =>
             {
                 match result {
-                    // Still there: wait for the notification.
-                    Ok(Response::Exists(Some(_))) => {}
+                    // Still there: wait for the notification, at once
+                    // under a monitor, or in a step of its own.
+                    Ok(Response::Exists(Some(_))) => state.to_wait = self.unguarded_wait,
                     // Gone already, or unknown: step 2 again.
                     _ => self.list(state, out),
                 }
@@ -729,6 +747,9 @@ impl Contender {
     /// knob, the children changed.
     pub fn on_watch(&self, state: &mut State, event: &WatchEvent, out: &mut Effects) {
         match &state.phase {
+            // The event thread's `notifyAll()` wakes nobody while the
+            // application thread has yet to wait: the notification is lost.
+            Phase::Watching(_) if state.to_wait => {}
             Phase::Watching(watched) if event.path.name() == &**watched => self.list(state, out),
             Phase::WaitingForChildren
                 if event.kind == EventType::NodeChildrenChanged && event.path == self.dir =>
@@ -741,7 +762,27 @@ impl Contender {
 
     /// Whether the client's `acquire` waits for a watch to fire (step 5).
     pub fn waits(&self, state: &State) -> bool {
-        matches!(state.phase, Phase::Watching(_) | Phase::WaitingForChildren)
+        matches!(state.phase, Phase::Watching(_) | Phase::WaitingForChildren) && !state.to_wait
+    }
+
+    /// Whether the application thread has yet to wait, having taken the
+    /// reply of `exists()` (the `unguarded_wait` knob): a step of its own.
+    pub fn ready(&self, state: &State) -> bool {
+        state.to_wait
+    }
+
+    /// The application thread waits ([`Contender::ready`]).
+    pub fn go_on(&self, state: &mut State) {
+        state.to_wait = false;
+    }
+
+    /// Clears what only a waiter keeps once it no longer waits: called
+    /// after every input a recipe with the `unguarded_wait` knob hands the
+    /// contender, so that no state keeps a flag its phase does not use.
+    pub fn settle(&self, state: &mut State) {
+        if !matches!(state.phase, Phase::Watching(_)) {
+            state.to_wait = false;
+        }
     }
 
     /// A waiter wakes with no event: it lists again (step 2), or, taking

@@ -115,6 +115,20 @@
 //! predecessor's deletion, a `wait()` outside a loop that checks its
 //! condition ([`Contender::wake`]).
 //!
+//! Two threads (`wait = "unguarded"`, the variant `unguarded_wait`): an
+//! `acquire` runs on the application's thread and the watch's handler on
+//! the client library's event thread, one process sharing one session and
+//! one state. The reference takes `exists()`'s reply (the node is there)
+//! and waits in one step, which is what Curator's monitor makes of it
+//! (`LockInternals.internalLockLoop` reads the predecessor with its watcher
+//! and calls `wait()` inside one `synchronized (this)`, and the watcher's
+//! `notifyFromWatcher()` takes the same monitor, so it notifies a thread
+//! that waits) and what kazoo's `Lock` gets from an event it clears before
+//! `exists()` sets the watch. Without either, the application thread takes
+//! the reply and waits a step later ([`crate::recipe::Recipe::ready`]): a
+//! notification the event thread hands over in between wakes nobody, the
+//! watch is spent, and the waiter waits for ever.
+//!
 //! TTL lock nodes (`directory = "ttl"`): the server deletes the lock node
 //! whenever it has no children and has not been written for its time to
 //! live, which the model does not count, so even before the first client
@@ -188,6 +202,16 @@ crate::knob_value! {
         Lists = "lists",
         /// takes the wake for its predecessor's deletion and believes it holds: a `wait()` outside a loop that checks its condition
         Holds = "holds",
+    }
+}
+
+crate::knob_value! {
+    /// How the application thread's wait (step 5) is kept from the event thread's notification.
+    pub enum WaitGuard {
+        /// the check and the wait are one step: the notification reaches a thread that waits (Curator's `LockInternals.internalLockLoop` reads the predecessor with its watcher and waits inside one `synchronized (this)`, and the watcher's `notifyFromWatcher` takes the same monitor; kazoo's `Lock` clears its `wake_event` before `exists()` sets the watch, and the event stays set until it waits) (the reference)
+        Monitor = "monitor",
+        /// none: the application thread takes the reply of `exists()`, then waits in a step of its own, and a notification the event thread hands over in between (`notifyAll()` with nobody waiting) wakes nobody and is lost
+        Unguarded = "unguarded",
     }
 }
 
@@ -269,6 +293,8 @@ crate::knobs! {
         on_reconnect: OnReconnect,
         /// What a waiter does when it wakes with no event.
         on_wake: OnWake,
+        /// How the application thread's wait is kept from the event thread's notification.
+        wait: WaitGuard,
         /// How the lock node is made.
         directory: Directory,
         /// On NONODE for its create, make the lock node again, as it was made (a container, a TTL node), and create again (Curator's `creatingParentContainersIfNeeded`); without it the acquire fails and the application, retrying it, creates again in a lock node that is gone (kazoo's `Lock`, which ensures its path once: `assured_path`).
@@ -294,6 +320,7 @@ impl Knobs {
         on_disconnect: OnDisconnect::Suspend,
         on_reconnect: OnReconnect::Waits,
         on_wake: OnWake::Lists,
+        wait: WaitGuard::Monitor,
         directory: Directory::Persistent,
         remakes_directory: true,
         on_cancel: OnCancel::Delete,
@@ -348,6 +375,10 @@ impl Knobs {
         resource: ResourceIn::CheckedZnode,
         ..Knobs::GUID
     };
+    pub const UNGUARDED_WAIT: Knobs = Knobs {
+        wait: WaitGuard::Unguarded,
+        ..Knobs::GUID
+    };
 }
 
 /// What the application asks of the lock.
@@ -391,6 +422,7 @@ impl Lock {
         contender.trusting = knobs.on_disconnect == OnDisconnect::Trust;
         contender.relists = knobs.on_reconnect == OnReconnect::Lists;
         contender.takes_wake = knobs.on_wake == OnWake::Holds;
+        contender.unguarded_wait = knobs.wait == WaitGuard::Unguarded;
         contender.remakes_dir = knobs.remakes_directory.then(|| knobs.directory.mode());
         contender.careless_cancel = knobs.on_cancel == OnCancel::Forget;
         contender.fenced = knobs.fenced;
@@ -464,6 +496,19 @@ impl Recipe for Lock {
             Input::Watch(event) => contender.on_watch(state, &event, out),
             Input::Session(event) => contender.on_session(state, event, out),
         }
+        contender.settle(state);
+    }
+
+    /// With `wait = "unguarded"`, the application thread that took the
+    /// reply of `exists()` has its wait still to do.
+    fn ready(&self, state: &State) -> Option<&'static str> {
+        self.contender
+            .ready(state)
+            .then_some("application thread: waits for the notification")
+    }
+
+    fn go_on(&self, _: Incarnation, state: &mut State, _: &mut Effects) {
+        self.contender.go_on(state)
     }
 
     fn is_busy(&self, state: &State) -> bool {
@@ -545,6 +590,7 @@ impl Catalogued for Lock {
             ("synced_guid", "the reference, with a sync before the listing that recovers a lost create: on an ensemble it never misses its own node"),
             ("znode_resource", "the reference guarding a resource in ZooKeeper, /resource, written with setData through the holder's session"),
             ("checked_write", "the reference guarding /resource, each write a multi that first checks the holder's lock node exists"),
+            ("unguarded_wait", "the application thread takes the reply of exists() and waits a step later, unguarded: a notification handed over in between is lost"),
         ],
         commands: &[
             ("acquire", "block until the lock is held (try_acquire: or refused)"),
@@ -572,6 +618,7 @@ impl Catalogued for Lock {
         ("synced_guid", Knobs::SYNCED_GUID),
         ("znode_resource", Knobs::ZNODE_RESOURCE),
         ("checked_write", Knobs::CHECKED_WRITE),
+        ("unguarded_wait", Knobs::UNGUARDED_WAIT),
     ];
     const COMMANDS: &'static [(&'static str, Command)] = &[
         ("acquire", Command::Acquire),

@@ -15,11 +15,12 @@
 //!
 //! 1. **Local steps only.** Every enabled action that names `c` is its
 //!    application's next command (`Invoke`), its pending call's timeout
-//!    (`Timeout`) or the reading of its next message (`Deliver`), and other
-//!    clients or the server have something enabled too. Each of these three
-//!    changes `c`'s process, `c`'s client library and `c`'s link (it reads
-//!    the head of the link's inbound queue and appends to its outbound one),
-//!    and nothing else but the history's record of `c`'s node
+//!    (`Timeout`), the reading of its next message (`Deliver`) or its other
+//!    thread's step that waits for no input (`GoOn`), and other clients or
+//!    the server have something enabled too. Each of these four changes
+//!    `c`'s process, `c`'s client library and `c`'s link (it reads the head
+//!    of the link's inbound queue and appends to its outbound one), and
+//!    nothing else but the history's record of `c`'s node
 //!    ([`History::nodes`]). What it does is fixed by those and by the
 //!    message it reads.
 //! 2. **No fault can reach `c`.** `c` runs, is connected, and no budget is

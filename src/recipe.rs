@@ -353,6 +353,25 @@ pub trait Recipe: Clone + Debug + Send + Sync + 'static {
     /// that checks again on every wake asks the server again here.
     fn wake(&self, _me: Incarnation, _state: &mut Self::State, _out: &mut Effects<Self::Fact>) {}
 
+    /// A second thread of the client with a step of its own to take, one
+    /// that waits for no input, in words for its trace line (`application
+    /// thread: waits`); `None` if none has. Library recipes run an
+    /// application thread and the library's event thread (watch handlers,
+    /// async callbacks) in one process, sharing its session and its state:
+    /// where a real thread does two things with no lock held between them
+    /// (takes a reply, then waits), the recipe takes the first on its input
+    /// and leaves the second for this step, which the checker interleaves
+    /// with every other step ([`crate::world::steps`]' `go_on`): what the
+    /// other thread does in between (hands over a notification, closes) it
+    /// does to the state the first left. By default no thread of the recipe
+    /// is ever preempted so.
+    fn ready(&self, _state: &Self::State) -> Option<&'static str> {
+        None
+    }
+
+    /// The thread [`Recipe::ready`] named takes its step.
+    fn go_on(&self, _me: Incarnation, _state: &mut Self::State, _out: &mut Effects<Self::Fact>) {}
+
     /// Whether the application may give `command` while the recipe is busy
     /// in the call `state` is in (`cancel` or `close`, from another thread
     /// of the application): an interrupt. Every other command waits for the

@@ -765,8 +765,9 @@ fn lock_ample_sets_keep_what_properties_read() {
     // holder, an expiry whenever, acquires that time out, and the herd;
     // then lost connections under kazoo's library, which drops watches,
     // a lock node the server deletes once empty or idle, waiters woken
-    // with no event, and a resource in ZooKeeper, whose writes are judged
-    // as the server applies them, under a crash and under a pause.
+    // with no event, a resource in ZooKeeper, whose writes are judged
+    // as the server applies them, under a crash and under a pause, and an
+    // application thread that waits a step after it took its reply.
     let counts = [
         "lock/guid_3_clients",
         "lock/guid_disconnect",
@@ -785,6 +786,7 @@ fn lock_ample_sets_keep_what_properties_read() {
         "lock/holds_on_wake_spurious_wake",
         "lock/znode_resource_crash",
         "lock/znode_resource_pause_expire",
+        "lock/unguarded_wait_2_clients",
     ]
     .map(check_ample_sets::<Lock>);
     insta::assert_debug_snapshot!(counts);
@@ -1015,6 +1017,8 @@ fn each_kind_of_step_says_truly_what_it_touches() {
     check_step_kinds::<Queue>("queue/exactly_once_lose_reply", 12, &mut seen);
     // A container deleted after its last holder released.
     check_step_kinds::<Lock>("lock/guid_container_2_clients", 20, &mut seen);
+    // An application thread that waits a step after it took its reply.
+    check_step_kinds::<Lock>("lock/unguarded_wait_2_clients", 12, &mut seen);
     // Every kind of step the registry has was taken somewhere above, so
     // each was checked.
     let kinds: HashSet<&str> = steps::KINDS.iter().map(|(name, _)| *name).collect();

@@ -268,7 +268,10 @@ pub fn depth_limit(max_depth: Option<usize>, termination: &Termination) -> usize
 ///    connection its client has not noticed 2 (noticing it leaves a
 ///    disconnected client: 1), a disconnected client 1 (reconnecting: 0), a
 ///    paused process 1, a dead process's session the server has not
-///    expired 1, and a write or `sync` a server has yet to finish 1. A step that lowers nothing here sends a request (4),
+///    expired 1, a write or `sync` a server has yet to finish 1, and a
+///    thread with a step of its own to take ([`crate::recipe::Recipe::ready`])
+///    one half, so that reading a message that leaves one ready still
+///    lowers the work. A step that lowers nothing here sends a request (4),
 ///    writes (3) or gives a command (2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Rank(pub [u64; 5]);
@@ -322,7 +325,10 @@ fn rank_component<S, L>(state: &WorldState<S, L>, component: usize) -> u64 {
                     u64::from(process.status == Status::Paused) + u64::from(process.timer)
                 })
                 .sum::<u64>();
-            u64::MAX - pending
+            // In halves: a thread's step of its own counts one, less than
+            // the message whose reading may leave it ready.
+            let ready = state.processes.iter().filter(|process| process.ready);
+            u64::MAX - (2 * pending + ready.count() as u64)
         }
     }
 }

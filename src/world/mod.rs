@@ -165,6 +165,10 @@ pub struct Process<S> {
     /// The pending call was given with a timeout that has not fired
     /// ([`World::timed`]).
     pub timer: bool,
+    /// A thread of the recipe has a step of its own to take
+    /// ([`Recipe::ready`]), kept beside the state it is read from so that
+    /// the termination rank counts it as work pending.
+    pub ready: bool,
 }
 
 /// One holder's time with what it holds, numbered in the order they began.
@@ -695,6 +699,7 @@ impl<R: Recipe> World<R> {
             Fate::Dies => {
                 process.status = Status::Crashed;
                 process.timer = false;
+                process.ready = false;
                 process.recipe = self.recipes[client].init(Incarnation {
                     client,
                     restarts: process.restarts,
@@ -718,6 +723,7 @@ impl<R: Recipe> World<R> {
                 process.status = Status::Running;
                 process.commands_given = 0;
                 process.timer = false;
+                process.ready = false;
                 process.recipe = self.recipes[client].init(Incarnation {
                     client,
                     restarts: process.restarts,
@@ -789,6 +795,7 @@ impl<R: Recipe> World<R> {
         if process.timer && !self.recipes[client].is_busy(&process.recipe) {
             process.timer = false;
         }
+        process.ready = self.recipes[client].ready(&process.recipe).is_some();
     }
 
     /// Does what the recipe of `client` said, in order: what it observed,
@@ -1234,6 +1241,7 @@ impl<R: Recipe> Model for World<R> {
                 commands_given: 0,
                 restarts: 0,
                 timer: false,
+                ready: false,
             })
             .collect();
         vec![WorldState {

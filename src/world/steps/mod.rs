@@ -16,6 +16,7 @@
 mod apply;
 mod deliver;
 mod fault;
+mod go_on;
 mod invoke;
 mod reconnect;
 mod renew;
@@ -289,6 +290,7 @@ steps! {
         Invoke => invoke::Invoke,
         Timeout => timeout::Timeout,
         Deliver => deliver::Deliver,
+        GoOn => go_on::GoOn,
         Reconnect => reconnect::Reconnect,
         Renew => renew::Renew,
         Resume => resume::Resume,
