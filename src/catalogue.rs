@@ -164,6 +164,10 @@ pub trait AnyRecipe: Sync {
 /// Everything one does with a scenario's world, whatever its recipe.
 pub trait AnyWorld: Send + Sync {
     fn clients(&self) -> usize;
+    /// Whether a search asked for `asked` may reduce this world at all
+    /// ([`crate::explore::Explored::reductions`]): on an ensemble only where
+    /// it takes ample sets, which only some recipes allow.
+    fn may_reduce(&self, asked: crate::reduce::Reductions) -> bool;
     /// Each property by name with its expectation, in the recipe's order.
     fn properties(&self) -> Vec<(&'static str, Expectation)>;
     /// Checks every state ([`check_bounded`]).
@@ -544,6 +548,12 @@ impl<R: Catalogued> AnyRecipe for Entry<R> {
 impl<R: Recipe> AnyWorld for World<R> {
     fn clients(&self) -> usize {
         World::clients(self)
+    }
+
+    fn may_reduce(&self, asked: crate::reduce::Reductions) -> bool {
+        let explored = crate::explore::Explored::new(self.clone(), asked);
+        let reductions = explored.reductions();
+        reductions.counters || reductions.symmetry || explored.reduces_order()
     }
 
     fn properties(&self) -> Vec<(&'static str, Expectation)> {

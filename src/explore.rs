@@ -136,13 +136,18 @@ impl<R: Recipe> Explored<R> {
         }
     }
 
-    /// The reductions a search of this world makes: none on an ensemble
-    /// yet, whose servers' trees, logs and connections neither the
-    /// merged counters, nor renaming, nor the ample sets account for.
+    /// The reductions a search of this world makes: on an ensemble only
+    /// the ample sets, which account for its servers' replicas and for a
+    /// client's write waiting on its server ([`crate::partial_order`]);
+    /// neither the merged counters nor renaming account yet for the
+    /// servers' trees, logs and connections.
     pub fn reductions(&self) -> Reductions {
         match self.world.store.servers {
             1 => self.asked,
-            _ => Reductions::NONE,
+            _ => Reductions {
+                partial_order: self.asked.partial_order,
+                ..Reductions::NONE
+            },
         }
     }
 

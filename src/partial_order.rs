@@ -29,14 +29,17 @@
 //!    aimed at `c`, nor aimed at a role or a phase. (A restart needs a crash
 //!    first, an abandoned session a disconnection first, and a dead
 //!    session's expiry a crash.)
-//! 3. **No notification can reach `c`.** The server holds no watch of `c`'s
-//!    session and no request on `c`'s link sets one. A notification would
+//! 3. **No notification can reach `c`.** No server holds a watch of `c`'s
+//!    session (on an ensemble, in no server's replica) and no request on
+//!    `c`'s link sets one. A notification would
 //!    make the server's step read `c`'s recipe (whether it is waiting, for
 //!    herd avoidance: [`World::wake`](crate::world::World)), which `c`'s
 //!    steps change.
 //! 4. **Nothing of `c`'s can become enabled by others.** `c` can read a
-//!    message now, or has no request on its way (so no reply can come).
-//!    Its other actions depend on its own state only.
+//!    message now, or has no request on its way (so no reply can come): none
+//!    on its link, and on an ensemble no write or `sync` its server has yet
+//!    to finish, whose reply that server's `Apply` would send. Its other
+//!    actions depend on its own state only.
 //! 5. **Invisible, and rising.** Each of `c`'s enabled steps, taken in `s`,
 //!    observes nothing that writes the shared history (no acquisition, no
 //!    write to the resource, no fact of the recipe: only a release, a loss
@@ -59,9 +62,11 @@
 //! - **C1, persistence.** On every path from `s` that takes no action of
 //!   `A`, every action is independent of every action of `A`: neither
 //!   disables the other, and taken in either order they reach the same
-//!   state. The other clients' steps and the server's touch `c`'s link only
+//!   state. The other clients' steps and the servers' touch `c`'s link only
 //!   by appending to its inbound queue (a reply to a request `c` already
-//!   sent), which commutes with reading its head, and touch `c`'s process
+//!   sent; on an ensemble also the waiting write's record an `Apply` clears,
+//!   which none of `c`'s own steps read), which commutes with reading its
+//!   head, and touch `c`'s process
 //!   and library not at all: by 2 no fault reaches `c`, by 3 no
 //!   notification does (the one server step that reads another client's
 //!   recipe), and by 5 `c`'s step writes no part of the history another
@@ -177,15 +182,17 @@ pub fn is_ample<R: Recipe>(
     if state.processes[client].status != Status::Running || !connected || link.broken {
         return false;
     }
-    if !(reads || link.up.is_empty()) {
+    if !(reads || (link.up.is_empty() && state.net.wait(client).is_none())) {
         return false;
     }
     if fault_may_strike(world, state, client) {
         return false;
     }
     let session = state.net.session(client);
-    if state.net.store.watches_of(session) || link.up.iter().any(|request| sets_watch(&request.op))
-    {
+    let ensemble = &state.net.ensemble;
+    let watched = (0..ensemble.servers())
+        .any(|server| ensemble.store(&state.net.store, server).watches_of(session));
+    if watched || link.up.iter().any(|request| sets_watch(&request.op)) {
         return false;
     }
     actions

@@ -665,10 +665,24 @@ fn label<S, L: Hash>(state: &WorldState<S, L>) -> u64 {
         history.herd,
         history.woken,
         &history.log,
+        &history.wakes,
         &state.net.store,
+        servers(state),
         statuses,
         state.spent,
     ))
+}
+
+/// Each server's tree an ensemble's clients read (none on one server, whose
+/// tree is the order's).
+fn servers<S, L>(state: &WorldState<S, L>) -> Vec<&zoocheck::store::Store> {
+    let ensemble = &state.net.ensemble;
+    match ensemble.is_ensemble() {
+        true => (0..ensemble.servers())
+            .map(|server| ensemble.store(&state.net.store, server))
+            .collect(),
+        false => Vec::new(),
+    }
 }
 
 /// What a search of all of a graph, or of its ample sets only, met: the
@@ -766,8 +780,10 @@ fn lock_ample_sets_keep_what_properties_read() {
     // then lost connections under kazoo's library, which drops watches,
     // a lock node the server deletes once empty or idle, waiters woken
     // with no event, a resource in ZooKeeper, whose writes are judged
-    // as the server applies them, under a crash and under a pause, and an
-    // application thread that waits a step after it took its reply.
+    // as the server applies them, under a crash and under a pause, an
+    // application thread that waits a step after it took its reply; and on
+    // a 3-server ensemble a lost reply, a holder that moves to another
+    // server, and a `sync` before listing there.
     let counts = [
         "lock/guid_3_clients",
         "lock/guid_disconnect",
@@ -787,6 +803,9 @@ fn lock_ample_sets_keep_what_properties_read() {
         "lock/znode_resource_crash",
         "lock/znode_resource_pause_expire",
         "lock/unguarded_wait_2_clients",
+        "lock/guid_ensemble_lose_reply",
+        "lock/guid_ensemble_holder_moves",
+        "lock/synced_guid_ensemble_lose_reply_move",
     ]
     .map(check_ample_sets::<Lock>);
     insta::assert_debug_snapshot!(counts);
@@ -795,12 +814,14 @@ fn lock_ample_sets_keep_what_properties_read() {
 #[test]
 fn election_ample_sets_keep_what_properties_read() {
     // Every volunteer watching the leader; a leader that resigns or closes
-    // its session, carefully or not.
+    // its session, carefully or not; two volunteers on an ensemble whose
+    // servers lag.
     let counts = [
         "election/watch_all_3_clients",
         "election/guid_close_while_volunteering",
         "election/careless_close_while_volunteering",
         "election/careless_resign_2_clients",
+        "election/guid_2_clients_ensemble_lag_2",
     ]
     .map(check_ample_sets::<Election>);
     insta::assert_debug_snapshot!(counts);
@@ -809,13 +830,13 @@ fn election_ample_sets_keep_what_properties_read() {
 #[test]
 fn shared_lock_ample_sets_keep_what_properties_read() {
     // Writers and a reader with no fault, the variant that watches the
-    // lowest write node, and a pause past the session's expiry.
-    // Writers and a reader with no fault, the variant that watches the
-    // lowest write node, and a pause past the session's expiry.
+    // lowest write node, a pause past the session's expiry, and readers and
+    // a writer on an ensemble.
     let counts = [
         "shared_lock/guid_writers_and_reader",
         "shared_lock/lowest_write_3_clients",
         "shared_lock/guid_pause_expire",
+        "shared_lock/guid_readers_and_writer_ensemble",
     ]
     .map(check_ample_sets::<SharedLock>);
     insta::assert_debug_snapshot!(counts);
@@ -925,7 +946,8 @@ fn a_state_handed_to_another_thread_is_copied_whole() {
 }
 
 /// What one step changed: which processes, which links (wholly, or their
-/// incoming side), and whether the server's tree.
+/// incoming side), and whether the server's tree (on an ensemble, the
+/// order's, a replica, the log or where a client stands).
 struct Touched {
     processes: Vec<usize>,
     links: Vec<usize>,
@@ -941,7 +963,7 @@ fn touched<S: PartialEq, L>(before: &WorldState<S, L>, after: &WorldState<S, L>)
         processes: differ(&|c| before.processes[c] == after.processes[c]),
         links: differ(&|c| before.net.links[c] == after.net.links[c]),
         incoming: differ(&|c| before.net.links[c].down == after.net.links[c].down),
-        store: before.net.store != after.net.store,
+        store: before.net.store != after.net.store || before.net.ensemble != after.net.ensemble,
     }
 }
 

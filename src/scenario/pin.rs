@@ -35,9 +35,10 @@ pub fn pin(scenario: &Scenario, progress: Option<fn(&crate::check::Progress)>) -
         ..Default::default()
     };
     let outcome = scenario.check(&options);
-    // An ensemble is searched without the reductions either way
-    // (`World::reductions`), so that its one search answers both.
-    let exact = (scenario.store.servers == 1).then(|| {
+    // A world no reduction applies to (an ensemble of a recipe that allows
+    // no ample sets, `Explored::reductions`) is searched whole either way,
+    // so that its one search answers both.
+    let exact = scenario.world().may_reduce(options.reductions).then(|| {
         scenario.check(&CheckOptions {
             reductions: Reductions::NONE,
             ..options.clone()
