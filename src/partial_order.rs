@@ -190,6 +190,9 @@ pub fn is_ample<R: Recipe>(
     }
     let session = state.net.session(client);
     let ensemble = &state.net.ensemble;
+    // On an ensemble every watch is a replica's: the order's store serves
+    // no read, so it never holds one, and the replicas are all there is.
+    debug_assert!(!ensemble.is_ensemble() || !state.net.store.watches_of(session));
     let watched = (0..ensemble.servers())
         .any(|server| ensemble.store(&state.net.store, server).watches_of(session));
     if watched || link.up.iter().any(|request| sets_watch(&request.op)) {
