@@ -847,6 +847,14 @@ impl Contender {
         self.is_waiting(state) || matches!(state.phase, Phase::Releasing | Phase::Abandoning)
     }
 
+    /// Whether a notification can wake this waiter: it waits to hold, and
+    /// its application thread is waiting (with the `unguarded_wait` knob, a
+    /// thread that has yet to wait misses the `notifyAll()`, so the
+    /// notification wakes nobody and is no wake for herd avoidance).
+    pub fn wakeable(&self, state: &State) -> bool {
+        self.is_waiting(state) && !state.to_wait
+    }
+
     /// Waiting to hold.
     pub fn is_waiting(&self, state: &State) -> bool {
         matches!(

@@ -543,6 +543,10 @@ impl Recipe for Lock {
         self.contender.is_waiting(state)
     }
 
+    fn counts_in_herd(&self, state: &State) -> bool {
+        self.contender.wakeable(state)
+    }
+
     fn directory_mode(&self) -> CreateMode {
         self.knobs.directory.mode()
     }

@@ -488,7 +488,7 @@ impl Recipe for RevocableLock {
     /// A revoker waiting for a holder to appear is not in the lock's queue: a
     /// deletion that also reaches its watch wakes no second contender.
     fn counts_in_herd(&self, state: &State) -> bool {
-        self.contender().is_waiting(&state.lock)
+        self.contender().wakeable(&state.lock)
     }
 
     fn directory(&self) -> &Path {
